@@ -1,0 +1,73 @@
+// One live-bytes counter and one peak per device, updated atomically so threads may allocate
+// concurrently. The peak is raised with a compare-exchange loop (a plain max would race).
+#include "allocator.h"
+
+#include <atomic>
+#include <cstdlib>
+
+#include "cuda_backend.h"
+#include "error.h"
+
+namespace ember {
+namespace {
+
+constexpr int kMaxCudaDevices = 16;
+constexpr int64_t kAlignment = 64;
+
+struct Account {
+  std::atomic<int64_t> live{0};
+  std::atomic<int64_t> peak{0};
+
+  void add(int64_t nbytes) {
+    int64_t now = live.fetch_add(nbytes, std::memory_order_relaxed) + nbytes;
+    int64_t old_peak = peak.load(std::memory_order_relaxed);
+    while (now > old_peak && !peak.compare_exchange_weak(old_peak, now, std::memory_order_relaxed)) {
+    }
+  }
+  void remove(int64_t nbytes) { live.fetch_sub(nbytes, std::memory_order_relaxed); }
+};
+
+Account& account(Device device) {
+  static Account cpu;
+  static Account cuda[kMaxCudaDevices];
+  if (device.is_cpu()) return cpu;
+  EMBER_CHECK(device.index >= 0 && device.index < kMaxCudaDevices, "Invalid device index ",
+              static_cast<int>(device.index));
+  return cuda[device.index];
+}
+
+}  // namespace
+
+void* allocate_bytes(Device device, int64_t nbytes) {
+  EMBER_CHECK(nbytes >= 0, "Trying to create tensor with negative dimension");
+  if (nbytes == 0) return nullptr;
+  void* data = nullptr;
+  if (device.is_cpu()) {
+    int64_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
+    data = std::aligned_alloc(kAlignment, static_cast<size_t>(rounded));
+    EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ",
+                nbytes, " bytes.");
+  } else {
+    data = cuda::allocate(device.index, nbytes);
+  }
+  account(device).add(nbytes);
+  return data;
+}
+
+void free_bytes(Device device, void* data, int64_t nbytes) {
+  if (data == nullptr) return;
+  if (device.is_cpu())
+    std::free(data);
+  else
+    cuda::free(device.index, data);
+  account(device).remove(nbytes);
+}
+
+int64_t memory_allocated(Device device) { return account(device).live.load(); }
+int64_t max_memory_allocated(Device device) { return account(device).peak.load(); }
+void reset_peak_memory_stats(Device device) {
+  Account& a = account(device);
+  a.peak.store(a.live.load());
+}
+
+}  // namespace ember

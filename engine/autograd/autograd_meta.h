@@ -1,0 +1,30 @@
+// AutogradMeta: what a tensor carries only when it takes part in autograd. A leaf that requires
+// grad has `requires_grad` and, after backward, `grad`; a result of a recorded op has `grad_fn`,
+// the graph node that made it. The graph hangs off its outputs: a tensor that keeps its grad_fn
+// keeps the whole graph (and every tensor it saved) alive, which is the chapter's memory leak.
+#pragma once
+#include <memory>
+
+#include "tensor.h"
+
+namespace ember::autograd {
+
+struct Node;
+
+// How a view was created, for PyTorch's rules on modifying views in place (fact sheet §1.12).
+enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode };
+
+struct AutogradMeta {
+  bool requires_grad = false;            // leaves only; results require grad through grad_fn
+  Tensor grad;                           // leaves: the accumulated gradient
+  std::shared_ptr<Node> grad_fn;         // results: the node that produced this tensor
+  uint32_t output_nr = 0;                // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;  // leaves: the AccumulateGrad node, while a graph uses it
+
+  // Views of tensors that require grad remember their base and how they were made.
+  bool is_view = false;
+  Tensor view_base;
+  CreationMeta creation_meta = CreationMeta::Default;
+};
+
+}  // namespace ember::autograd

@@ -1,0 +1,72 @@
+// Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach and
+// backward's argument checks.
+#include "autograd_meta.h"
+#include "engine.h"
+#include "inference_mode.h"
+#include "internal.h"
+#include "node.h"
+
+namespace ember {
+
+bool Tensor::requires_grad() const {
+  const autograd::AutogradMeta* meta = impl_->autograd_meta.get();
+  if (!meta) return false;
+  if (meta->requires_grad || meta->grad_fn) return true;
+  // A view made under no_grad of a tensor that requires grad still requires grad, as in PyTorch.
+  return meta->is_view && meta->view_base.defined() && meta->view_base.requires_grad();
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  EMBER_CHECK(!(requires_grad && is_inference() && !InferenceMode::is_enabled()),
+              "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+  EMBER_CHECK(!requires_grad || is_floating_point(),
+              "only Tensors of floating point and complex dtype can require gradients");
+  if (!is_leaf()) {
+    EMBER_CHECK(requires_grad, "you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().");
+    return *this;
+  }
+  auto& meta = impl_->autograd_meta;
+  if (!meta) {
+    if (!requires_grad) return *this;
+    meta = std::make_unique<autograd::AutogradMeta>();
+  }
+  meta->requires_grad = requires_grad;
+  return *this;
+}
+
+Tensor Tensor::grad() const {
+  const autograd::AutogradMeta* meta = impl_->autograd_meta.get();
+  return meta ? meta->grad : Tensor();
+}
+
+Tensor& Tensor::mutable_grad() const {
+  auto& meta = impl_->autograd_meta;
+  if (!meta) meta = std::make_unique<autograd::AutogradMeta>();
+  return meta->grad;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  const autograd::AutogradMeta* meta = impl_->autograd_meta.get();
+  return meta ? meta->grad_fn : nullptr;
+}
+
+bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
+
+Tensor Tensor::detach() const { return internal::alias(*this); }
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  EMBER_CHECK(requires_grad(), "element 0 of tensors does not require grad and does not have a grad_fn");
+  Tensor seed = gradient;
+  if (!seed.defined()) {
+    EMBER_CHECK(numel() == 1, "grad can be implicitly created only for scalar outputs");
+    seed = ones_like(*this);
+  } else {
+    EMBER_CHECK(seed.sizes() == sizes(), "Mismatch in shape: grad_output[0] has a shape of torch.Size(",
+                to_string(seed.sizes()), ") and output[0] has a shape of torch.Size(", to_string(sizes()), ").");
+  }
+  autograd::run_backward(*this, seed.detach(), retain_graph);
+}
+
+}  // namespace ember

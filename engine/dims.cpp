@@ -1,0 +1,44 @@
+// Helpers on Dims that error messages and layout code share.
+#include "dims.h"
+
+namespace ember {
+
+std::string to_string(const Dims& dims) {
+  std::string out = "[";
+  for (int64_t i = 0; i < dims.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(dims[i]);
+  }
+  return out + "]";
+}
+
+std::string join_x(const Dims& dims) {
+  std::string out;
+  for (int64_t i = 0; i < dims.size(); ++i) {
+    if (i) out += "x";
+    out += std::to_string(dims[i]);
+  }
+  return out;
+}
+
+int64_t product(const Dims& dims) {
+  int64_t p = 1;
+  for (int64_t v : dims) p *= v;
+  return p;
+}
+
+Dims contiguous_strides(const Dims& sizes) {
+  Dims strides = Dims::filled(sizes.size(), 1);
+  for (int64_t d = sizes.size() - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * std::max<int64_t>(sizes[d + 1], 1);
+  return strides;
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  if (ndim <= 0) ndim = 1;  // a 0-dim tensor accepts dim 0 and -1, as in PyTorch
+  EMBER_CHECK(dim >= -ndim && dim < ndim, "Dimension out of range (expected to be in range of [",
+              -ndim, ", ", ndim - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + ndim : dim;
+}
+
+}  // namespace ember

@@ -1,0 +1,34 @@
+// Element types and the rules that combine them. Names follow PyTorch: the printed dtype
+// (`torch.float32`), the scalar-type name used in error texts (`Float`), and the legacy type
+// string used in autograd messages (`torch.FloatTensor`).
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace ember {
+
+enum class DType : uint8_t { Float32, Float64, BFloat16, Float16, Int64, Bool };
+
+inline constexpr DType kFloat32 = DType::Float32;
+inline constexpr DType kFloat64 = DType::Float64;
+inline constexpr DType kBFloat16 = DType::BFloat16;
+inline constexpr DType kFloat16 = DType::Float16;
+inline constexpr DType kInt64 = DType::Int64;
+inline constexpr DType kBool = DType::Bool;
+
+int64_t element_size(DType dtype);
+bool is_floating_point(DType dtype);
+// "torch.float32"
+std::string to_string(DType dtype);
+// "Float", "Double", "BFloat16", "Half", "Long", "Bool" (c10::ScalarType names).
+const char* scalar_type_name(DType dtype);
+// The smallest dtype both a and b convert to without losing category (torch.promote_types).
+DType promote_types(DType a, DType b);
+
+}  // namespace ember
+
+namespace ember {
+// The legacy tensor-type name autograd and expand messages print: "torch.FloatTensor",
+// "torch.cuda.FloatTensor", "torch.LongTensor", ...
+std::string legacy_type_name(DType dtype, bool is_cuda);
+}  // namespace ember

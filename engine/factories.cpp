@@ -1,0 +1,95 @@
+// Factories: tensors made from nothing (zeros, arange, eye, ...) or from C++ values. Everything is
+// filled on the CPU; a tensor asked for on CUDA is then moved there.
+#include <cmath>
+
+#include "internal.h"
+#include "kernels/copy.h"
+#include "ops.h"
+
+namespace ember {
+
+namespace {
+Tensor finish(Tensor cpu, const Options& options) {
+  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
+  if (options.requires_grad_) out.requires_grad_();
+  return out;
+}
+}  // namespace
+
+Tensor empty(const Dims& sizes, Options options) {
+  Tensor out = internal::new_empty(sizes, options.dtype_, options.device_);
+  if (options.requires_grad_) out.requires_grad_();
+  return out;
+}
+
+Tensor full(const Dims& sizes, Scalar value, Options options) {
+  Tensor out = internal::new_empty(sizes, options.dtype_);
+  kernels::fill(out, value);
+  return finish(out, options);
+}
+
+Tensor zeros(const Dims& sizes, Options options) { return full(sizes, 0, options); }
+Tensor ones(const Dims& sizes, Options options) { return full(sizes, 1, options); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), Options(t.dtype()).device(t.device())); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), Options(t.dtype()).device(t.device())); }
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), Options(t.dtype()).device(t.device())); }
+
+Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step, Options options) {
+  const bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
+  // With no explicit dtype, integer bounds give int64 as in torch.arange.
+  if (!floating && !options.has_dtype) options.dtype_ = kInt64;
+  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  EMBER_CHECK(st != 0, "step must be nonzero");
+  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
+  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  const int64_t count = static_cast<int64_t>(std::ceil((e - s) / st));
+  Tensor values = internal::new_empty({count}, kFloat64);
+  double* v = values.data_ptr<double>();
+  for (int64_t i = 0; i < count; ++i) v[i] = s + st * static_cast<double>(i);
+  return finish(internal::converted(values, options.dtype_), options);
+}
+
+Tensor eye(int64_t n, Options options) { return eye(n, n, options); }
+
+Tensor eye(int64_t n, int64_t m, Options options) {
+  EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  Tensor out = internal::new_empty({n, m}, options.dtype_);
+  kernels::fill(out, 0);
+  if (n > 0 && m > 0) {
+    Tensor diagonal(std::make_shared<TensorImpl>(out.impl()->storage, Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
+    kernels::fill(diagonal, 1);
+  }
+  return finish(out, options);
+}
+
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, const Dims& sizes, Options options) {
+  EMBER_CHECK(product(sizes) == static_cast<int64_t>(values.size()), "shape '", to_string(sizes),
+              "' is invalid for input of size ", values.size());
+  Tensor raw = internal::new_empty(sizes, dtype_of<T>());
+  std::copy(values.begin(), values.end(), raw.data_ptr<T>());
+  return finish(internal::converted(raw, options.has_dtype ? options.dtype_ : dtype_of<T>()), options);
+}
+template Tensor from_vector(const std::vector<float>&, const Dims&, Options);
+template Tensor from_vector(const std::vector<double>&, const Dims&, Options);
+template Tensor from_vector(const std::vector<int64_t>&, const Dims&, Options);
+
+Tensor from_vector(const std::vector<bool>& values, const Dims& sizes, Options options) {
+  std::vector<int64_t> as_int(values.begin(), values.end());
+  if (!options.has_dtype) options.dtype(kBool);
+  return from_vector(as_int, sizes, options);
+}
+
+Tensor tensor(const std::vector<double>& values, Options options) {
+  return from_vector(values, {static_cast<int64_t>(values.size())}, options);
+}
+Tensor tensor(const std::vector<double>& values, const Dims& sizes, Options options) {
+  return from_vector(values, sizes, options);
+}
+
+Tensor scalar_tensor(Scalar value, Options options) { return finish(internal::scalar(value, options.dtype_), options); }
+
+}  // namespace ember

@@ -1,0 +1,106 @@
+// Shared helpers for op implementations (see internal.h).
+#include "internal.h"
+
+#include "cuda_backend.h"
+#include "inference_mode.h"
+#include "kernels/copy.h"
+
+namespace ember::internal {
+
+Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
+  for (int64_t s : sizes)
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+  auto storage = std::make_shared<Storage>(product(sizes) * element_size(dtype), device,
+                                           /*tracks_version=*/!InferenceMode::is_enabled());
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
+}
+
+Tensor alias(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
+}
+
+Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
+  if (t.sizes() == sizes) return t;
+  const int64_t lead = sizes.size() - t.dim();
+  Dims strides = Dims::filled(sizes.size(), 0);
+  for (int64_t d = 0; d < t.dim(); ++d) strides[lead + d] = t.size(d) == 1 && sizes[lead + d] != 1 ? 0 : t.stride(d);
+  return Tensor(std::make_shared<TensorImpl>(t.impl()->storage, sizes, strides, t.storage_offset(), t.dtype()));
+}
+
+Tensor converted(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  check_cpu(t, "to");
+  Tensor out = new_empty(t.sizes(), dtype, t.device());
+  kernels::copy(out, t);
+  return out;
+}
+
+Tensor contiguous(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  check_cpu(t, "contiguous");
+  Tensor out = new_empty(t.sizes(), t.dtype(), t.device());
+  kernels::copy(out, t);
+  return out;
+}
+
+Tensor scalar(Scalar value, DType dtype, Device device) {
+  Tensor out = new_empty({}, dtype, kCPU);
+  kernels::fill(out, value);
+  return device.is_cpu() ? out : out.to(device);
+}
+
+DType compute_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::BFloat16:
+    case DType::Float16: return kFloat32;
+    case DType::Bool: return kInt64;
+    default: return dtype;
+  }
+}
+
+namespace {
+// Category order: bool < integral < floating.
+int category(DType d) { return d == kBool ? 0 : d == kInt64 ? 1 : 2; }
+// ATen's combine_categories: the higher-priority result wins unless the lower one is of a
+// higher category, in which case they are promoted together.
+DType combine(DType higher, DType lower) {
+  if (is_floating_point(higher)) return higher;
+  if (higher == kBool || is_floating_point(lower)) return promote_types(higher, lower);
+  return higher;
+}
+DType wrapped_number_dtype(Scalar s) {
+  return s.is_floating_point() ? kFloat32 : s.is_integral() ? kInt64 : kBool;
+}
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  const bool a_dims = a.dim() > 0, b_dims = b.dim() > 0;
+  if (a_dims == b_dims) return promote_types(a.dtype(), b.dtype());
+  const Tensor& dimensioned = a_dims ? a : b;
+  const Tensor& zero_dim = a_dims ? b : a;
+  if (category(zero_dim.dtype()) > category(dimensioned.dtype()))
+    return combine(dimensioned.dtype(), zero_dim.dtype());
+  return dimensioned.dtype();
+}
+
+DType result_type(const Tensor& a, Scalar b) {
+  DType number = wrapped_number_dtype(b);
+  if (category(number) > category(a.dtype())) return combine(a.dtype(), number);
+  return a.dtype();
+}
+
+void check_same_device(const Tensor& a, const Tensor& b) {
+  if (a.device() == b.device()) return;
+  // 0-dim CPU tensors may be combined with tensors on any device, as in PyTorch.
+  if (b.dim() == 0 && b.device().is_cpu()) return;
+  if (a.dim() == 0 && a.device().is_cpu()) return;
+  throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
+                      a.device().str(), " and ", b.device().str(), "!"));
+}
+
+void check_cpu(const Tensor& t, const char* op) {
+  EMBER_CHECK(t.device().is_cpu(), "ember: '", op, "' has no CUDA kernel yet (tensor on ", t.device().str(), ")");
+}
+
+}  // namespace ember::internal

@@ -1,0 +1,34 @@
+// Helpers the op implementations share and users do not need: tensors made without recording
+// autograd (kernels' inputs and outputs), and the argument checks every op repeats.
+#pragma once
+#include "ops.h"
+
+namespace ember::internal {
+
+// A fresh contiguous tensor (inference tensor inside InferenceMode), never requiring grad.
+Tensor new_empty(const Dims& sizes, DType dtype, Device device = kCPU);
+// An alias of t's storage with t's layout and no autograd data (detach without the bookkeeping).
+Tensor alias(const Tensor& t);
+// t viewed with the broadcast `sizes` (zero strides), without autograd.
+Tensor broadcast_to(const Tensor& t, const Dims& sizes);
+// t converted to `dtype` (t itself when it already has it), without autograd.
+Tensor converted(const Tensor& t, DType dtype);
+// t made contiguous (t itself when it already is), without autograd.
+Tensor contiguous(const Tensor& t);
+// A 0-dim tensor holding `value` as `dtype`.
+Tensor scalar(Scalar value, DType dtype, Device device = kCPU);
+
+// The dtype kernels compute `dtype` in: 16-bit floats and bool in float32 / int64.
+DType compute_dtype(DType dtype);
+
+// PyTorch's result_type: dimensioned tensors decide within a category, 0-dim tensors and plain
+// numbers only lift the category (float32 [3] + float64 0-dim -> float32; int64 + 2.5 -> float32).
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, Scalar b);
+
+// "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+void check_same_device(const Tensor& a, const Tensor& b);
+// Ops without a CUDA kernel yet say so instead of reading device memory from the CPU.
+void check_cpu(const Tensor& t, const char* op);
+
+}  // namespace ember::internal

@@ -1,0 +1,120 @@
+// The public ops, as free functions named like PyTorch's (torch.mm, torch.softmax, ...).
+// Each op's .cpp shows the path of a call: check arguments (PyTorch's error texts), compute the
+// result with a kernel from kernels/, and record an autograd node when an input requires grad.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tensor.h"
+
+namespace ember {
+
+// ---- factories (factories.cpp) ----
+Tensor empty(const Dims& sizes, Options options = {});
+Tensor zeros(const Dims& sizes, Options options = {});
+Tensor ones(const Dims& sizes, Options options = {});
+Tensor full(const Dims& sizes, Scalar value, Options options = {});
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor empty_like(const Tensor& t);
+Tensor arange(Scalar end, Options options = {});
+Tensor arange(Scalar start, Scalar end, Scalar step = 1, Options options = {});
+Tensor eye(int64_t n, Options options = {});
+Tensor eye(int64_t n, int64_t m, Options options = {});
+// A tensor holding `values` with the given sizes (default: 1-D). dtype from T unless given.
+template <typename T>
+Tensor from_vector(const std::vector<T>& values, const Dims& sizes, Options options = {});
+Tensor from_vector(const std::vector<bool>& values, const Dims& sizes, Options options = {});
+Tensor tensor(const std::vector<double>& values, Options options = {});
+Tensor tensor(const std::vector<double>& values, const Dims& sizes, Options options = {});
+Tensor scalar_tensor(Scalar value, Options options = {});
+
+// ---- views (views.cpp) ----
+Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset);
+// A view recorded as UnsafeViewBackward0: what reshape-with-copy and matmul's folding return.
+Tensor unsafe_view(const Tensor& self, const Dims& sizes);
+
+// ---- element-wise (pointwise.cpp) ----
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, Scalar b);
+Tensor sub(const Tensor& a, Scalar b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor rsub(const Tensor& a, Scalar b);  // b - a
+Tensor neg(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor pow(const Tensor& a, Scalar exponent);
+Tensor relu(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, Scalar b);
+Tensor ne(const Tensor& a, Scalar b);
+Tensor lt(const Tensor& a, Scalar b);
+Tensor le(const Tensor& a, Scalar b);
+Tensor gt(const Tensor& a, Scalar b);
+Tensor ge(const Tensor& a, Scalar b);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+
+// ---- reductions (reduce.cpp) ----
+Tensor sum(const Tensor& a);
+Tensor sum(const Tensor& a, const Dims& dims, bool keepdim = false);
+Tensor mean(const Tensor& a);
+Tensor mean(const Tensor& a, const Dims& dims, bool keepdim = false);
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+struct ValuesIndices {
+  Tensor values;
+  Tensor indices;
+};
+ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim = false);
+ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim = false);
+// Index of the first maximum; over the flattened tensor when dim is not given.
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
+
+// ---- linear algebra (linalg.cpp) ----
+Tensor mm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+
+// ---- neural-network functions (nn_functional.cpp) ----
+Tensor softmax(const Tensor& a, int64_t dim);
+Tensor log_softmax(const Tensor& a, int64_t dim);
+Tensor layer_norm(const Tensor& input, const Dims& normalized_shape, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
+enum class Reduction { None, Mean, Sum };
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+// Negative log-likelihood of class-index targets given log-probabilities [N, C] or [C].
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction = Reduction::Mean,
+                int64_t ignore_index = -100);
+// nll_loss(log_softmax(input, class dim), target), as torch.nn.functional.cross_entropy.
+Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+                     int64_t ignore_index = -100);
+Tensor dropout(const Tensor& input, double p, bool training);
+
+// ---- joining (join.cpp) ----
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+
+// ---- comparison of whole tensors (compare.cpp) ----
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
+bool equal(const Tensor& a, const Tensor& b);
+
+// ---- threads ----
+void set_num_threads(int n);
+int get_num_threads();
+
+}  // namespace ember

@@ -1,0 +1,142 @@
+// Tensor's own methods: layout queries, element access, conversions, and the method forms of the
+// ops (each a one-line forward to ops.h).
+#include "tensor.h"
+
+#include "autograd/record.h"
+#include "cuda_backend.h"
+#include "internal.h"
+#include "kernels/copy.h"
+#include "kernels/visit_dtype.h"
+#include "ops.h"
+
+namespace ember {
+
+using autograd::Op;
+
+int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim())]; }
+
+void Tensor::check_dtype(DType expected) const {
+  EMBER_CHECK(dtype() == expected, "expected scalar type ", scalar_type_name(expected), " but found ",
+              scalar_type_name(dtype()));
+}
+
+Tensor Tensor::operator[](int64_t index) const {
+  EMBER_CHECK(dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number");
+  EMBER_CHECK(index >= -size(0) && index < size(0), "index ", index, " is out of bounds for dimension 0 with size ",
+              size(0));
+  return select(0, index);
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor cpu = device().is_cpu() ? internal::alias(*this) : to(kCPU);
+  Tensor flat = internal::contiguous(internal::converted(cpu, dtype_of<T>()));
+  const T* data = flat.data_ptr<T>();
+  return std::vector<T>(data, data + flat.numel());
+}
+
+template <typename T>
+T Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  return to_vector<T>()[0];
+}
+
+#define EMBER_INSTANTIATE(T) \
+  template std::vector<T> Tensor::to_vector<T>() const; \
+  template T Tensor::item<T>() const;
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(bool)
+EMBER_INSTANTIATE(BFloat16)
+EMBER_INSTANTIATE(Float16)
+#undef EMBER_INSTANTIATE
+
+Tensor Tensor::clone() const {
+  Tensor out = internal::new_empty(sizes(), dtype(), device());
+  if (device().is_cpu()) {
+    kernels::copy(out, *this);
+  } else {
+    Tensor source = contiguous();
+    cuda::copy_bytes(out.raw_data(), source.raw_data(), numel() * element_size(), cuda::CopyKind::DeviceToDevice);
+  }
+  if (autograd::needs_grad({this})) autograd::set_history(out, autograd::make_node(Op::Clone, {this}));
+  return out;
+}
+
+Tensor Tensor::to(DType target) const {
+  if (target == dtype()) return *this;
+  internal::check_cpu(*this, "to");
+  Tensor out = internal::converted(*this, target);
+  if (autograd::needs_grad({this})) {
+    auto node = autograd::make_node(Op::ToDtype, {this});
+    node->args.dtype = dtype();
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+Tensor Tensor::to(Device target) const {
+  if (target == device()) return *this;
+  Tensor source = internal::contiguous(device().is_cpu() ? *this : internal::alias(*this));
+  if (!device().is_cpu() && !is_contiguous()) source = clone();  // contiguous on the device
+  Tensor out = internal::new_empty(sizes(), dtype(), target);
+  const int64_t nbytes = numel() * element_size();
+  if (nbytes > 0) {
+    cuda::CopyKind kind = target.is_cpu() ? cuda::CopyKind::DeviceToHost
+                          : device().is_cpu() ? cuda::CopyKind::HostToDevice
+                                              : cuda::CopyKind::DeviceToDevice;
+    cuda::copy_bytes(out.raw_data(), source.raw_data(), nbytes, kind);
+  }
+  if (autograd::needs_grad({this})) {
+    auto node = autograd::make_node(Op::ToDevice, {this});
+    node->args.device = device();
+    autograd::set_history(out, node);
+  }
+  return out;
+}
+
+// ---- method forms of the ops ----
+Tensor Tensor::sum() const { return ember::sum(*this); }
+Tensor Tensor::sum(const Dims& dims, bool keepdim) const { return ember::sum(*this, dims, keepdim); }
+Tensor Tensor::mean() const { return ember::mean(*this); }
+Tensor Tensor::mean(const Dims& dims, bool keepdim) const { return ember::mean(*this, dims, keepdim); }
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+Tensor Tensor::argmax(std::optional<int64_t> d, bool keepdim) const { return ember::argmax(*this, d, keepdim); }
+Tensor Tensor::exp() const { return ember::exp(*this); }
+Tensor Tensor::log() const { return ember::log(*this); }
+Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
+Tensor Tensor::pow(Scalar exponent) const { return ember::pow(*this, exponent); }
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
+Tensor Tensor::tanh() const { return ember::tanh(*this); }
+Tensor Tensor::neg() const { return ember::neg(*this); }
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
+Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(Scalar a, const Tensor& b) { return mul(pow(b, -1), a); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+
+std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.str(); }
+
+}  // namespace ember

@@ -1,0 +1,190 @@
+// Tensor: the handle users hold. It is a shared pointer to a TensorImpl, so copying a Tensor is
+// cheap and two copies are the same tensor (like Python names bound to one torch.Tensor).
+// Methods are thin forwards to the free functions in ops.h, where each op's path is written out.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "device.h"
+#include "dims.h"
+#include "dtype.h"
+#include "low_precision.h"
+#include "scalar.h"
+#include "tensor_impl.h"
+
+namespace ember {
+
+namespace autograd {
+struct Node;
+}
+
+// The C++ type stored for each dtype (float for kFloat32, BFloat16 for kBFloat16, ...).
+template <typename T>
+constexpr DType dtype_of();
+template <> constexpr DType dtype_of<float>() { return kFloat32; }
+template <> constexpr DType dtype_of<double>() { return kFloat64; }
+template <> constexpr DType dtype_of<BFloat16>() { return kBFloat16; }
+template <> constexpr DType dtype_of<Float16>() { return kFloat16; }
+template <> constexpr DType dtype_of<int64_t>() { return kInt64; }
+template <> constexpr DType dtype_of<bool>() { return kBool; }
+
+// Options for factories: zeros({2, 3}, kFloat64), ones({4}, Options(kFloat32).requires_grad()).
+struct Options {
+  DType dtype_ = kFloat32;
+  bool has_dtype = false;  // false: the factory picks (float32, or int64 for integer arange, ...)
+  Device device_ = kCPU;
+  bool requires_grad_ = false;
+
+  Options() = default;
+  Options(DType d) : dtype_(d), has_dtype(true) {}
+  Options(Device d) : device_(d) {}
+  Options& dtype(DType d) { dtype_ = d; has_dtype = true; return *this; }
+  Options& device(Device d) { device_ = d; return *this; }
+  Options& requires_grad(bool r = true) { requires_grad_ = r; return *this; }
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // an undefined tensor (like torch's None where a tensor is optional)
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+
+  // ---- layout ----
+  const Dims& sizes() const { return impl_->sizes; }
+  const Dims& strides() const { return impl_->strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return impl_->sizes.size(); }
+  int64_t numel() const { return impl_->numel; }
+  DType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->device(); }
+  int64_t storage_offset() const { return impl_->storage_offset; }
+  int64_t element_size() const { return ember::element_size(dtype()); }
+  bool is_contiguous() const { return impl_->is_contiguous; }
+  bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+
+  // ---- data access ----
+  // Typed pointer to element 0; PyTorch's check: "expected scalar type Float but found Double".
+  template <typename T>
+  T* data_ptr() const {
+    check_dtype(dtype_of<T>());
+    return reinterpret_cast<T*>(impl_->data());
+  }
+  void* raw_data() const { return impl_->data(); }
+  template <typename T>
+  T item() const;  // one element, converted to T
+  template <typename T>
+  std::vector<T> to_vector() const;  // all elements in row-major order, converted to T
+
+  // ---- autograd ----
+  bool requires_grad() const;
+  Tensor& requires_grad_(bool requires_grad = true);
+  Tensor grad() const;
+  Tensor& mutable_grad() const;  // the leaf's .grad slot (for optimizers and zero_grad)
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  Tensor detach() const;
+  bool is_inference() const { return impl_->is_inference(); }
+  uint32_t _version() const { return impl_->storage->version_counter.current(); }
+
+  // ---- views (share storage and version counter) ----
+  Tensor view(const Dims& sizes) const;
+  Tensor reshape(const Dims& sizes) const;
+  Tensor operator[](int64_t index) const;  // t[i]: select(0, i) with Python's indexing message
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
+  Tensor t() const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor permute(const Dims& dims) const;
+  Tensor expand(const Dims& sizes) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor contiguous() const;
+  Tensor clone() const;
+
+  // ---- conversion ----
+  Tensor to(DType dtype) const;
+  Tensor to(Device device) const;
+
+  // ---- math (forwards to ops.h) ----
+  Tensor sum() const;
+  Tensor sum(const Dims& dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(const Dims& dims, bool keepdim = false) const;
+  Tensor max() const;
+  Tensor min() const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor pow(Scalar exponent) const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor neg() const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+
+  // ---- in-place (bump the version counter) ----
+  Tensor& add_(const Tensor& other, Scalar alpha = 1);
+  Tensor& add_(Scalar other);
+  Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+  Tensor& sub_(Scalar other);
+  Tensor& mul_(const Tensor& other);
+  Tensor& mul_(Scalar other);
+  Tensor& div_(const Tensor& other);
+  Tensor& div_(Scalar other);
+  Tensor& zero_();
+  Tensor& fill_(Scalar value);
+  Tensor& copy_(const Tensor& src);
+  Tensor& operator+=(const Tensor& other) { return add_(other); }
+  Tensor& operator+=(Scalar other) { return add_(other); }
+  Tensor& operator-=(const Tensor& other) { return sub_(other); }
+  Tensor& operator-=(Scalar other) { return sub_(other); }
+  Tensor& operator*=(const Tensor& other) { return mul_(other); }
+  Tensor& operator*=(Scalar other) { return mul_(other); }
+  Tensor& operator/=(const Tensor& other) { return div_(other); }
+  Tensor& operator/=(Scalar other) { return div_(other); }
+
+  // PyTorch-style text: "tensor([[1., 2.],\n        [3., 4.]])".
+  std::string str() const;
+  // Python's repr of t.tolist(): "[100.0, 101.0, 102.0]".
+  std::string tolist_str() const;
+
+ private:
+  void check_dtype(DType expected) const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
+
+}  // namespace ember

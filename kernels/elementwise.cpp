@@ -1,0 +1,108 @@
+// Element-wise kernels: binary arithmetic and comparisons through the strided loop (the
+// contiguous runs vectorise), unary math through Eigen's vectorised array functions.
+#include "elementwise.h"
+
+#include <Eigen/Core>
+#include <cmath>
+
+#include "loops.h"
+#include "visit_dtype.h"
+
+namespace ember::kernels {
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  visit_compute_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T k = std::is_integral_v<T> ? static_cast<T>(alpha.to_int()) : static_cast<T>(alpha.to_double());
+    switch (op) {
+      case BinaryOp::Add:
+        if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x + y; });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return x + k * y; });
+        break;
+      case BinaryOp::Sub:
+        if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x - y; });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return x - k * y; });
+        break;
+      case BinaryOp::Mul: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x * y; }); break;
+      case BinaryOp::Div:
+        if constexpr (std::is_integral_v<T>) {
+          throw Error("ember: integer division must be promoted to floating point by the caller");
+        } else {
+          map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x / y; });
+        }
+        break;
+    }
+  });
+}
+
+void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  visit_compute_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    switch (op) {
+      case CompareOp::Eq: map_elements<bool, T, T>(out, {a, b}, [](T x, T y) { return x == y; }); break;
+      case CompareOp::Ne: map_elements<bool, T, T>(out, {a, b}, [](T x, T y) { return x != y; }); break;
+      case CompareOp::Lt: map_elements<bool, T, T>(out, {a, b}, [](T x, T y) { return x < y; }); break;
+      case CompareOp::Le: map_elements<bool, T, T>(out, {a, b}, [](T x, T y) { return x <= y; }); break;
+      case CompareOp::Gt: map_elements<bool, T, T>(out, {a, b}, [](T x, T y) { return x > y; }); break;
+      case CompareOp::Ge: map_elements<bool, T, T>(out, {a, b}, [](T x, T y) { return x >= y; }); break;
+    }
+  });
+}
+
+namespace {
+
+template <typename T>
+void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double exponent) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  Eigen::Map<const Array> x(in_data, n);
+  Eigen::Map<Array> y(out_data, n);
+  switch (op) {
+    case UnaryOp::Neg: y = -x; break;
+    case UnaryOp::Exp: y = x.exp(); break;
+    case UnaryOp::Log: y = x.log(); break;
+    case UnaryOp::Sqrt: y = x.sqrt(); break;
+    // relu keeps NaN (max(NaN, 0) would drop it), as torch.relu does.
+    case UnaryOp::Relu: y = (x < T(0)).select(T(0), x); break;
+    case UnaryOp::Sigmoid: y = T(1) / (T(1) + (-x).exp()); break;
+    case UnaryOp::Tanh: y = x.tanh(); break;
+    case UnaryOp::Pow: {
+      const T e = static_cast<T>(exponent);
+      if (exponent == 2) y = x * x;
+      else if (exponent == 3) y = x * x * x;
+      else if (exponent == 0.5) y = x.sqrt();
+      else if (exponent == -1) y = T(1) / x;
+      else y = x.pow(e);
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
+  const int64_t n = in.numel();
+  switch (in.dtype()) {
+    case DType::Float32: unary_floating(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
+    case DType::Float64: unary_floating(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;
+    case DType::Int64: {
+      const int64_t* x = in.data_ptr<int64_t>();
+      int64_t* y = out.data_ptr<int64_t>();
+      if (op == UnaryOp::Neg) for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
+      else if (op == UnaryOp::Relu) for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
+      else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent))
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<int64_t>(std::pow(static_cast<double>(x[i]), exponent));
+      else throw Error("ember: this unary op needs a floating-point input");
+      return;
+    }
+    default: throw Error(str_cat("ember: unary kernels do not take ", scalar_type_name(in.dtype())));
+  }
+}
+
+void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    map_elements<T, bool, T, T>(out, {condition, a, b}, [](bool c, T x, T y) { return c ? x : y; });
+  });
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,97 @@
+// The strided loop behind every element-wise kernel (PyTorch's TensorIterator, in miniature).
+// N operands of the same sizes, each with its own strides (0 where an input was broadcast).
+// Dimensions that are laid out back-to-back in every operand are merged first, so contiguous
+// tensors become a single run; the body is then called once per innermost run with the
+// operands' pointers and byte strides, and a body can special-case unit strides for speed.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include "tensor.h"
+
+namespace ember::kernels {
+
+template <size_t N>
+struct Run {
+  std::array<char*, N> data;      // first element of this run, per operand
+  std::array<int64_t, N> stride;  // byte stride along the run, per operand
+  int64_t count;                  // elements in the run
+};
+
+template <size_t N, typename Body>
+void for_each_run(const std::array<Tensor, N>& operands, Body&& body) {
+  const Dims& sizes = operands[0].sizes();
+  if (operands[0].numel() == 0) return;
+  // Per-operand byte strides, dropping size-1 dims and merging mergeable neighbours.
+  Dims merged_sizes;
+  std::array<Dims, N> strides;
+  for (int64_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 1) continue;
+    bool mergeable = !merged_sizes.empty();
+    for (size_t k = 0; k < N && mergeable; ++k)
+      mergeable = strides[k].back() == operands[k].stride(d) * operands[k].element_size() * sizes[d];
+    if (mergeable) {
+      merged_sizes[merged_sizes.size() - 1] *= sizes[d];
+      for (size_t k = 0; k < N; ++k)
+        strides[k][strides[k].size() - 1] = operands[k].stride(d) * operands[k].element_size();
+    } else {
+      merged_sizes.push_back(sizes[d]);
+      for (size_t k = 0; k < N; ++k) strides[k].push_back(operands[k].stride(d) * operands[k].element_size());
+    }
+  }
+  Run<N> run;
+  for (size_t k = 0; k < N; ++k) run.data[k] = static_cast<char*>(operands[k].raw_data());
+  if (merged_sizes.empty()) {  // a single element
+    run.stride.fill(0);
+    run.count = 1;
+    body(run);
+    return;
+  }
+  const int64_t inner = merged_sizes.size() - 1;
+  for (size_t k = 0; k < N; ++k) run.stride[k] = strides[k][inner];
+  run.count = merged_sizes[inner];
+  // Odometer over the outer dimensions.
+  Dims counter = Dims::filled(inner, 0);
+  std::array<char*, N> base = run.data;
+  while (true) {
+    body(run);
+    int64_t d = inner - 1;
+    for (; d >= 0; --d) {
+      if (++counter[d] < merged_sizes[d]) break;
+      counter[d] = 0;
+    }
+    if (d < 0) return;
+    for (size_t k = 0; k < N; ++k) {
+      char* p = base[k];
+      for (int64_t e = 0; e < inner; ++e) p += counter[e] * strides[k][e];
+      run.data[k] = p;
+    }
+  }
+}
+
+// Applies `f` element by element: out[i] = f(in[i]...), all operands of the given C++ types.
+template <typename Out, typename... In, typename F>
+void map_elements(const Tensor& out, const std::array<Tensor, sizeof...(In)>& inputs, F&& f) {
+  constexpr size_t N = sizeof...(In) + 1;
+  std::array<Tensor, N> operands;
+  operands[0] = out;
+  for (size_t k = 0; k < sizeof...(In); ++k) operands[k + 1] = inputs[k];
+  for_each_run<N>(operands, [&](const Run<N>& run) {
+    [&]<size_t... I>(std::index_sequence<I...>) {
+      bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
+      if (unit) {  // the contiguous case: a plain loop the compiler vectorises
+        Out* o = reinterpret_cast<Out*>(run.data[0]);
+        std::tuple<const In*...> ins{reinterpret_cast<const In*>(run.data[I + 1])...};
+        for (int64_t i = 0; i < run.count; ++i) o[i] = f(std::get<I>(ins)[i]...);
+      } else {
+        for (int64_t i = 0; i < run.count; ++i)
+          *reinterpret_cast<Out*>(run.data[0] + i * run.stride[0]) =
+              f(*reinterpret_cast<const In*>(run.data[I + 1] + i * run.stride[I + 1])...);
+      }
+    }(std::index_sequence_for<In...>{});
+  });
+}
+
+}  // namespace ember::kernels

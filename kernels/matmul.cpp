@@ -1,0 +1,119 @@
+// gemm: oneDNN for float32/bfloat16, Eigen for float64/int64.
+// oneDNN reads strided operands directly (a transposed weight is just other strides), so
+// `linear`'s weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small
+// product, so built primitives are kept in a cache keyed by shapes, strides, dtypes and attributes.
+#include "matmul.h"
+
+#include <Eigen/Core>
+#include <bit>
+#include <unordered_map>
+#include <map>
+#include <mutex>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <vector>
+
+namespace ember::kernels {
+
+namespace {
+
+// oneDNN takes a strided matrix when one of its two inner strides is 1; anything else (and
+// broadcast batches with stride 0) is copied to a contiguous tensor first.
+Tensor dnnl_friendly(const Tensor& t) {
+  bool row_major = t.stride(2) == 1 && t.stride(1) >= std::max<int64_t>(t.size(2), 1);
+  bool col_major = t.stride(1) == 1 && t.stride(2) >= std::max<int64_t>(t.size(1), 1);
+  bool batch_ok = t.size(0) == 1 || t.stride(0) > 0;
+  return (row_major || col_major) && batch_ok ? t : t.contiguous();
+}
+
+dnnl::memory::data_type dnnl_type(DType dtype) {
+  return dtype == kBFloat16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
+}
+
+dnnl::memory::desc describe(const Tensor& t) {
+  return dnnl::memory::desc({t.size(0), t.size(1), t.size(2)}, dnnl_type(t.dtype()),
+                            {t.size(0) == 1 ? t.size(1) * t.size(2) : t.stride(0), t.stride(1), t.stride(2)});
+}
+
+dnnl::engine& cpu_engine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
+                              const Tensor& bias) {
+  std::vector<int64_t> key;
+  for (const Tensor* t : {&a, &b, &out}) {
+    key.push_back(static_cast<int64_t>(t->dtype()));
+    for (int d = 0; d < 3; ++d) key.insert(key.end(), {t->size(d), t->stride(d)});
+  }
+  key.insert(key.end(), {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined()});
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, dnnl::matmul> cache;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+
+  dnnl::memory::desc bias_desc;
+  if (bias.defined()) bias_desc = dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()), {out.size(2), out.size(2), 1});
+  dnnl::primitive_attr attr;
+  if (alpha != 1.0) attr.set_output_scales(0, {static_cast<float>(alpha)});
+  if (beta != 0.0) {
+    dnnl::post_ops ops;
+    ops.append_sum(static_cast<float>(beta));
+    attr.set_post_ops(ops);
+  }
+  dnnl::matmul::desc desc(describe(a), describe(b), bias_desc, describe(out));
+  dnnl::matmul primitive(dnnl::matmul::primitive_desc(desc, attr, cpu_engine()));
+  if (cache.size() > 4096) cache.clear();  // bound the cache for programs with many shapes
+  cache.emplace(std::move(key), primitive);
+  return primitive;
+}
+
+void gemm_onednn(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alpha, double beta,
+                 const Tensor& bias) {
+  Tensor a = dnnl_friendly(a_in), b = dnnl_friendly(b_in);
+  dnnl::matmul primitive = cached_primitive(out, a, b, alpha, beta, bias);
+  thread_local dnnl::stream stream(cpu_engine());
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, dnnl::memory(describe(a), cpu_engine(), a.raw_data())},
+      {DNNL_ARG_WEIGHTS, dnnl::memory(describe(b), cpu_engine(), b.raw_data())},
+      {DNNL_ARG_DST, dnnl::memory(describe(out), cpu_engine(), out.raw_data())}};
+  if (bias.defined())
+    args.emplace(DNNL_ARG_BIAS, dnnl::memory(dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()),
+                                                                {out.size(2), out.size(2), 1}),
+                                             cpu_engine(), bias.raw_data()));
+  primitive.execute(stream, args);
+  stream.wait();
+}
+
+template <typename T>
+void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using Strided = Eigen::Map<const Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  const int64_t M = a.size(1), K = a.size(2), N = b.size(2);
+  for (int64_t batch = 0; batch < out.size(0); ++batch) {
+    Strided A(a.data_ptr<T>() + batch * a.stride(0), M, K, {a.stride(1), a.stride(2)});
+    Strided B(b.data_ptr<T>() + batch * b.stride(0), K, N, {b.stride(1), b.stride(2)});
+    Eigen::Map<Matrix> C(out.data_ptr<T>() + batch * M * N, M, N);
+    if (beta == 0) C.noalias() = static_cast<T>(alpha) * (A * B);
+    else C = static_cast<T>(beta) * C + static_cast<T>(alpha) * (A * B);
+    if (bias.defined())
+      C.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias.data_ptr<T>(), N);
+  }
+}
+
+}  // namespace
+
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
+  if (out.numel() == 0) return;
+  EMBER_CHECK(a.size(2) > 0, "ember: gemm with an empty inner dimension (handled by the caller)");
+  switch (out.dtype()) {
+    case DType::Float32:
+    case DType::BFloat16: gemm_onednn(out, a, b, alpha, beta, bias); return;
+    case DType::Float64: gemm_eigen<double>(out, a, b, alpha, beta, bias); return;
+    case DType::Int64: gemm_eigen<int64_t>(out, a, b, alpha, beta, bias); return;
+    default: throw Error(str_cat("\"addmm_impl_cpu_\" not implemented for '", scalar_type_name(out.dtype()), "'"));
+  }
+}
+
+}  // namespace ember::kernels

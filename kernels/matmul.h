@@ -1,0 +1,14 @@
+// Matrix multiplication, the kernel the chapter's profiler finds at the top of every table.
+// float32 and bfloat16 run on oneDNN (the library PyTorch's CPU build also uses for these);
+// float64 and int64 on Eigen.
+#pragma once
+#include "tensor.h"
+
+namespace ember::kernels {
+
+// For each batch index: out = alpha * (a @ b) + beta * out (+ bias along the last dim).
+// a: [B, M, K], b: [B, K, N] with any strides; out: contiguous [B, M, N]; bias: undefined or
+// contiguous [N]. When beta != 0, out already holds the addend.
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias);
+
+}  // namespace ember::kernels

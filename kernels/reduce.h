@@ -1,0 +1,16 @@
+// Reduction kernels over the rows of a contiguous [outer, inner] matrix: the op layer moves the
+// reduced dimensions to the end and makes the input contiguous, so every reduction reduces rows.
+#pragma once
+#include "tensor.h"
+
+namespace ember::kernels {
+
+enum class ReduceOp { Sum, Max, Min };
+
+// values[r] = reduce(in[r, :]) for r < outer; `in` contiguous, values contiguous [outer].
+// Sum: float32/float64/int64 in -> same dtype out. Max/Min also write the index of the first
+// extreme element (first NaN wins: NaN propagates, as in PyTorch) into `indices` when defined.
+void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values,
+                 const Tensor& indices);
+
+}  // namespace ember::kernels

@@ -1,0 +1,34 @@
+// Row-wise (log-)softmax with Eigen: y = exp(x - max) / sum(exp(x - max)),
+// log y = (x - max) - log(sum(exp(x - max))).
+#include "softmax.h"
+
+#include <Eigen/Core>
+
+namespace ember::kernels {
+
+namespace {
+template <typename T>
+void rows_impl(T* out, const T* in, int64_t rows, int64_t n, bool log) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  for (int64_t r = 0; r < rows; ++r) {
+    Eigen::Map<const Array> x(in + r * n, n);
+    Eigen::Map<Array> y(out + r * n, n);
+    const T max = x.maxCoeff();
+    y = x - max;
+    if (log) {
+      y -= std::log(y.exp().sum());
+    } else {
+      y = y.exp();
+      y /= y.sum();
+    }
+  }
+}
+}  // namespace
+
+void softmax_rows(const Tensor& out, const Tensor& in, int64_t rows, int64_t n, bool log) {
+  if (n == 0) return;
+  if (in.dtype() == kFloat64) rows_impl(out.data_ptr<double>(), in.data_ptr<double>(), rows, n, log);
+  else rows_impl(out.data_ptr<float>(), in.data_ptr<float>(), rows, n, log);
+}
+
+}  // namespace ember::kernels

@@ -1,0 +1,38 @@
+// visit_dtype: turn a runtime dtype into a compile-time C++ type. The callback receives a value
+// of the element type (float{}, double{}, ...) and uses `decltype` to name it, so one generic
+// kernel body serves every dtype:  visit_dtype(t.dtype(), [&](auto tag) { using T = decltype(tag); ... });
+#pragma once
+#include <cstdint>
+
+#include "low_precision.h"
+#include "tensor.h"
+
+namespace ember::kernels {
+
+template <typename F>
+decltype(auto) visit_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::BFloat16: return f(BFloat16{});
+    case DType::Float16: return f(Float16{});
+    case DType::Int64: return f(int64_t{});
+    case DType::Bool: return f(bool{});
+  }
+  throw Error("unknown dtype");
+}
+
+// The dtypes arithmetic kernels compute in: float32, float64 and int64 (bool and the 16-bit
+// floats are converted to one of these by the op layer first, as PyTorch computes them in float).
+template <typename F>
+decltype(auto) visit_compute_dtype(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Float32: return f(float{});
+    case DType::Float64: return f(double{});
+    case DType::Int64: return f(int64_t{});
+    default: break;
+  }
+  throw Error(str_cat("ember kernels compute in Float, Double or Long, not ", scalar_type_name(dtype)));
+}
+
+}  // namespace ember::kernels

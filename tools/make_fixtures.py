@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""PyTorch reference-fixture generator for ember's C++ tests.
+
+Rerun from the repo root with Debian's torch (PyTorch 1.13):
+
+    /usr/bin/python3 tools/make_fixtures.py
+
+(`python3` may be a pyenv interpreter without torch.) Output is deterministic: every section
+calls torch.manual_seed first, and JSON is written compactly
+(indent=None, separators=(",", ":")). It writes:
+
+  tests/fixtures/ops.json       {"cases": [...]} per-op forward + backward cases
+                                (tools/fixtures/ops_cases.py documents the case layout and the
+                                op/args vocabulary; run_op() there is the exact torch call)
+  tests/fixtures/printing.json  {"cases": [{"name", "input", "str", "tolist"}]}: str(t) and
+                                repr(t.tolist()) for ~40 tensors
+  tests/fixtures/mlp.json       2-layer MLP forward/backward and SGD trajectories
+                                (keys documented in tools/fixtures/mlp.py)
+  tests/fixtures/errors.json    {"cases": [{"name", "code", "type", "message"}]}: PyTorch's error
+                                messages for invalid calls; a summary table goes to stdout
+
+After writing, the script re-reads ops.json/printing.json, rebuilds every input from the JSON
+alone and re-runs it (tools/fixtures/check.py), requiring bit-identical results.
+
+Tensor spec used everywhere:
+  {"shape": [2,3], "dtype": "float32"|"float64"|"bfloat16"|"float16"|"int64"|"bool",
+   "data": [flat row-major values of a fresh contiguous BASE tensor],
+   "views": [recipe steps applied in order to the base]}    (inputs only; outputs have no views)
+  Floats are JSON numbers (float(x); exact for all four float dtypes), NaN/inf are the strings
+  "nan"/"inf"/"-inf"; a 0-dim tensor has shape [] and a one-element data list.
+  View steps: ["t"], ["transpose",d0,d1], ["permute",[dims]], ["slice",dim,start,end,step],
+  ["select",dim,index], ["expand",[sizes]], ["unsqueeze",d], ["squeeze",d], ["view",[sizes]],
+  ["reshape",[sizes]], ["flatten",start,end], ["narrow",dim,start,length], ["contiguous"]
+  (see tools/fixtures/spec.py:apply_view_step).
+
+ops.json case: {"name","op","inputs":[spec],"args":{},"output": spec | [values, indices],
+  "grad_output": spec, "grads": [spec|null per input]}. grad_output/grads are present iff the
+  output is floating and at least one input is floating; grads are w.r.t. each input's BASE
+  (shape = base shape), null for non-floating inputs. For max_dim/min_dim grad_output belongs to
+  the values output.
+"""
+import os
+import sys
+import time
+
+sys.dont_write_bytecode = True  # keep tools/fixtures/ free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import torch  # noqa: E402
+
+from fixtures import check, errors, mlp, ops_cases, printing  # noqa: E402
+from fixtures.spec import dump_json  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT_DIR = os.path.join(ROOT, "tests", "fixtures")
+MAX_BYTES = 2 * 1024 * 1024
+
+
+def main():
+    torch.set_num_threads(1)  # deterministic reduction order
+    os.makedirs(OUT_DIR, exist_ok=True)
+    t0 = time.time()
+    outputs = [
+        ("ops.json", ops_cases.build()),
+        ("printing.json", printing.build()),
+        ("mlp.json", mlp.build()),
+        ("errors.json", errors.build()),
+    ]
+    print("torch", torch.__version__)
+    for fname, obj in outputs:
+        path = os.path.join(OUT_DIR, fname)
+        n = dump_json(obj, path)
+        ncases = len(obj["cases"]) if "cases" in obj else "-"
+        print("wrote %-40s %9d bytes  cases=%s" % (os.path.relpath(path, ROOT), n, ncases))
+        if n > MAX_BYTES:
+            raise SystemExit("%s is larger than %d bytes" % (fname, MAX_BYTES))
+    ops = outputs[0][1]["cases"]
+    counts = {}
+    for c in ops:
+        counts[c["op"]] = counts.get(c["op"], 0) + 1
+    print("\nops.json cases per op:")
+    print("  " + ", ".join("%s=%d" % kv for kv in sorted(counts.items())))
+    print("\nerrors.json summary:")
+    print(errors.summary(outputs[3][1]))
+    n_ops = check.check_ops(os.path.join(OUT_DIR, "ops.json"))
+    n_pr = check.check_printing(os.path.join(OUT_DIR, "printing.json"))
+    print("\nself-check: re-ran %d ops.json cases and %d printing cases from the JSON: bit-identical"
+          % (n_ops, n_pr))
+    print("\ndone in %.1fs" % (time.time() - t0))
+
+
+if __name__ == "__main__":
+    main()
