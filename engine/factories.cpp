@@ -83,11 +83,13 @@ Tensor from_vector(const std::vector<bool>& values, const Dims& sizes, Options o
   return from_vector(as_int, sizes, options);
 }
 
-Tensor tensor(const std::vector<double>& values, Options options) {
-  return from_vector(values, {static_cast<int64_t>(values.size())}, options);
-}
+// Like torch.tensor([1.0, 2.0]): Python floats make a float32 tensor unless a dtype is given.
 Tensor tensor(const std::vector<double>& values, const Dims& sizes, Options options) {
+  if (!options.has_dtype) options.dtype(kFloat32);
   return from_vector(values, sizes, options);
+}
+Tensor tensor(const std::vector<double>& values, Options options) {
+  return tensor(values, {static_cast<int64_t>(values.size())}, options);
 }
 
 Tensor scalar_tensor(Scalar value, Options options) { return finish(internal::scalar(value, options.dtype_), options); }

@@ -1,0 +1,20 @@
+// nn::LayerNorm: normalises the last dims to zero mean and unit variance, then applies a learned
+// scale (weight, ones) and shift (bias, zeros).
+#pragma once
+#include "module.h"
+
+namespace ember::nn {
+
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(const Dims& normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
+  Tensor forward(const Tensor& input) override;
+  Tensor& weight() { return parameter("weight"); }
+  Tensor& bias() { return parameter("bias"); }
+
+ private:
+  Dims normalized_shape_;
+  double eps_;
+};
+
+}  // namespace ember::nn

@@ -1,0 +1,65 @@
+// Module: what nn.Module is in PyTorch. A module owns named parameters (tensors that require grad
+// and that an optimizer updates), named buffers (state that is not trained, e.g. running stats)
+// and named child modules. Registration is what makes parameters(), to() and train()/eval() reach
+// them: a submodule kept in a plain std::vector member is invisible to all three, which is the
+// chapter's "device mismatch" cause.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ops.h"
+
+namespace ember::nn {
+
+// A leaf tensor that requires grad: what nn.Parameter(t) makes.
+Tensor Parameter(const Tensor& data);
+
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(Module&&) = default;
+  Module& operator=(Module&&) = default;
+
+  virtual Tensor forward(const Tensor& input) = 0;
+  Tensor operator()(const Tensor& input) { return forward(input); }
+
+  // All parameters of this module and, recursively, of its registered children.
+  std::vector<Tensor> parameters() const;
+  // The same with dotted names: "0.weight", "0.bias", "2.weight", ...
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  std::vector<Tensor> buffers() const;
+  std::vector<std::shared_ptr<Module>> children() const;
+
+  // Recursively sets training mode (Dropout behaves differently in training and evaluation).
+  Module& train(bool on = true);
+  Module& eval() { return train(false); }
+  bool is_training() const { return training_; }
+
+  // Moves or casts every registered parameter and buffer, recursively.
+  Module& to(Device device);
+  Module& to(DType dtype);
+  // Resets .grad of every parameter (set to an undefined tensor, as set_to_none=True does).
+  void zero_grad();
+
+  Tensor& register_parameter(const std::string& name, const Tensor& data);
+  Tensor& register_buffer(const std::string& name, const Tensor& data);
+  void register_module(const std::string& name, std::shared_ptr<Module> module);
+
+ protected:
+  Tensor& parameter(const std::string& name);
+  Tensor& buffer(const std::string& name);
+
+ private:
+  template <typename Visit>
+  void for_each_tensor(Visit&& visit);
+
+  bool training_ = true;
+  std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+};
+
+}  // namespace ember::nn

@@ -1,0 +1,33 @@
+// Reading PyTorch reference fixtures (JSON written by tools/make_fixtures.py) and comparing
+// ember's tensors with them.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ember.h"
+
+namespace fixture {
+
+using nlohmann::json;
+
+// The parsed contents of tests/fixtures/<name> (cached: each file is read once).
+const json& load(const std::string& name);
+
+// A tensor from a spec {"shape", "dtype", "data", "views"}: the base tensor, then the views
+// recipe applied with ember's own view ops. With requires_grad the *base* is a leaf requiring
+// grad (returned through `base`), so gradients can be compared with PyTorch's base.grad.
+ember::Tensor make(const json& spec, bool requires_grad = false, ember::Tensor* base = nullptr);
+// Just the base tensor of a spec, ignoring its views.
+ember::Tensor make_base(const json& spec);
+ember::DType parse_dtype(const std::string& name);
+
+// Compares `actual` with an expected spec: same shape and dtype, values within tolerance
+// (float32: rtol 1e-5, atol 1e-6 * scale; float64: 1e-12; exact for integers and bool; NaN
+// matches NaN). `scale` widens atol for gradients that are sums with cancellation.
+// Returns an empty string when they match, else a description of the first difference.
+std::string compare(const ember::Tensor& actual, const json& expected, double atol_scale = 1.0);
+
+// The message PyTorch gave for the named case in errors.json.
+std::string torch_error(const std::string& name);
+
+}  // namespace fixture

@@ -1,0 +1,32 @@
+// Printing matches PyTorch character for character: str(t) and repr(t.tolist()) for the tensors
+// in tests/fixtures/printing.json (integral floats, decimals, scientific notation, nan/inf,
+// float64/bfloat16 suffixes, int64, bool, empty and summarised tensors).
+#include <catch2/catch.hpp>
+
+#include "fixture.h"
+
+using namespace ember;
+using fixture::json;
+
+TEST_CASE("tensors print exactly as PyTorch prints them", "[printing]") {
+  for (const json& c : fixture::load("printing.json")["cases"]) {
+    INFO("case " << c.value("name", std::string("?")));
+    Tensor t = fixture::make(c["input"]);
+    CHECK(t.str() == c["str"].get<std::string>());
+  }
+}
+
+TEST_CASE("tolist_str matches Python's repr of t.tolist()", "[printing]") {
+  for (const json& c : fixture::load("printing.json")["cases"]) {
+    INFO("case " << c.value("name", std::string("?")));
+    Tensor t = fixture::make(c["input"]);
+    CHECK(t.tolist_str() == c["tolist"].get<std::string>());
+  }
+}
+
+TEST_CASE("printing shows requires_grad and grad_fn like PyTorch", "[printing]") {
+  Tensor w = ones({2}, Options().requires_grad());
+  CHECK(w.str() == "tensor([1., 1.], requires_grad=True)");
+  CHECK((w * 2).str() == "tensor([2., 2.], grad_fn=<MulBackward0>)");
+  CHECK(w.sum().str() == "tensor(2., grad_fn=<SumBackward0>)");
+}
