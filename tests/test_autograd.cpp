@@ -1,0 +1,285 @@
+// Autograd as the chapter teaches it: graphs hang off their outputs (and hold memory), saved
+// tensors remember their version, leaves and views have PyTorch's in-place rules, and backward
+// runs without recursion and frees what it saved.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "fixture.h"
+#include "gradcheck.h"
+
+using namespace ember;
+
+namespace {
+Tensor leaf(const std::vector<double>& values, const Dims& sizes, DType dtype = kFloat32) {
+  Tensor t = from_vector(values, sizes, dtype);
+  t.requires_grad_();
+  return t;
+}
+Tensor ramp(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1) {
+  std::vector<double> values(product(sizes));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = scale * std::cos(0.3 + 1.3 * static_cast<double>(i));
+  Tensor t = from_vector(values, sizes, dtype);
+  t.requires_grad_();
+  return t;
+}
+}  // namespace
+
+TEST_CASE("results of ops on tensors that require grad carry a grad_fn named like PyTorch's", "[autograd]") {
+  Tensor x = ones({2, 3}, Options().requires_grad());
+  Tensor w = ones({3, 4}, Options().requires_grad());
+  Tensor b = ones({4}, Options().requires_grad());
+  CHECK(x.is_leaf());
+  CHECK(addmm(b, x, w).grad_fn()->name() == "AddmmBackward0");
+  CHECK(x.mm(w).grad_fn()->name() == "MmBackward0");
+  CHECK(x.sum().grad_fn()->name() == "SumBackward0");
+  CHECK(x.relu().grad_fn()->name() == "ReluBackward0");
+  CHECK(x.exp().grad_fn()->name() == "ExpBackward0");
+  CHECK((x * 2).grad_fn()->name() == "MulBackward0");
+  CHECK(x.t().grad_fn()->name() == "TBackward0");
+  CHECK(linear(x, w.t(), b).grad_fn()->name() == "AddmmBackward0");
+  CHECK(cross_entropy(x, from_vector(std::vector<int64_t>{0, 2}, {2})).grad_fn()->name() == "NllLossBackward0");
+  CHECK_FALSE((x * 2).is_leaf());
+}
+
+TEST_CASE("backward accumulates gradients into leaves across calls", "[autograd]") {
+  Tensor x = leaf({1, 2, 3}, {3});
+  (x * x).sum().backward();
+  CHECK(x.grad().tolist_str() == "[2.0, 4.0, 6.0]");
+  (x * x).sum().backward();
+  CHECK(x.grad().tolist_str() == "[4.0, 8.0, 12.0]");
+}
+
+TEST_CASE("backward of a non-scalar root takes an explicit gradient", "[autograd]") {
+  Tensor x = leaf({1, 2, 3}, {3});
+  Tensor y = x * 3;
+  CHECK_THROWS_WITH(y.backward(), "grad can be implicitly created only for scalar outputs");
+  y.backward(tensor({1, 10, 100}));
+  CHECK(x.grad().tolist_str() == "[3.0, 30.0, 300.0]");
+  CHECK_THROWS_WITH(y.backward(tensor({1, 2})), "Mismatch in shape: grad_output[0] has a shape of torch.Size([2]) "
+                                                "and output[0] has a shape of torch.Size([3]).");
+}
+
+TEST_CASE("backward on a tensor that does not require grad is refused", "[autograd]") {
+  CHECK_THROWS_WITH(ones({2}).sum().backward(), "element 0 of tensors does not require grad and does not have a grad_fn");
+}
+
+TEST_CASE("a second backward through freed saved tensors is refused; retain_graph keeps them", "[autograd]") {
+  Tensor x = leaf({1, 2}, {2});
+  Tensor y = (x * x).sum();
+  y.backward({}, /*retain_graph=*/true);
+  y.backward();
+  CHECK(x.grad().tolist_str() == "[4.0, 8.0]");
+  CHECK_THROWS_WITH(y.backward(), "Trying to backward through the graph a second time (or directly access saved "
+                                  "tensors after they have already been freed). Saved intermediate values of the "
+                                  "graph are freed when you call .backward() or autograd.grad(). Specify "
+                                  "retain_graph=True if you need to backward through the graph a second time or if "
+                                  "you need to access saved tensors after calling backward.");
+}
+
+TEST_CASE("an in-place change to a saved output is caught at backward", "[autograd][version]") {
+  Tensor a = leaf({0, 1, 2}, {3});
+  Tensor b = a.exp();
+  b.add_(1);
+  CHECK_THROWS_WITH(b.sum().backward(),
+                    "one of the variables needed for gradient computation has been modified by an inplace operation: "
+                    "[torch.FloatTensor [3]], which is output 0 of ExpBackward0, is at version 1; expected version 0 "
+                    "instead. Hint: enable anomaly detection to find the operation that failed to compute its "
+                    "gradient, with torch.autograd.set_detect_anomaly(True).");
+}
+
+TEST_CASE("an in-place change to a saved input without grad_fn omits the 'which is output' clause", "[autograd][version]") {
+  Tensor w = leaf({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
+  Tensor x = ones({4, 2});
+  Tensor y = (w * x).sum();
+  x.mul_(2);
+  CHECK_THROWS_WITH(y.backward(), "one of the variables needed for gradient computation has been modified by an "
+                                  "inplace operation: [torch.FloatTensor [4, 2]] is at version 1; expected version 0 "
+                                  "instead. Hint: enable anomaly detection to find the operation that failed to "
+                                  "compute its gradient, with torch.autograd.set_detect_anomaly(True).");
+}
+
+TEST_CASE("in-place ops on leaves that require grad are refused while grad mode is on", "[autograd]") {
+  Tensor w = leaf({1, 2, 3}, {3});
+  CHECK_THROWS_WITH(w.add_(1), "a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK_THROWS_WITH(w[0].mul_(2), "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  {
+    NoGradGuard no_grad;  // what an optimizer step does
+    w.sub_(1);
+  }
+  CHECK(w.tolist_str() == "[0.0, 1.0, 2.0]");
+  CHECK(w._version() == 1);
+}
+
+TEST_CASE("in-place ops on non-leaf results are recorded and differentiated", "[autograd]") {
+  Tensor x = leaf({1, 2, 3}, {3});
+  Tensor y = x * 2;
+  y.mul_(x);  // y = 2 x^2
+  CHECK(y.grad_fn()->name() == "MulBackward0");
+  y.sum().backward();
+  CHECK(x.grad().tolist_str() == "[4.0, 8.0, 12.0]");
+}
+
+TEST_CASE("an in-place op on a view rewrites the base's history (CopySlices)", "[autograd][views]") {
+  Tensor x = leaf({1, 2, 3, 4}, {2, 2});
+  Tensor y = x * 1;
+  Tensor row = y[0];
+  row.mul_(10);
+  CHECK(y.grad_fn()->name() == "CopySlices");
+  CHECK(row.grad_fn()->name() == "AsStridedBackward0");
+  CHECK(y.tolist_str() == "[[10.0, 20.0], [3.0, 4.0]]");
+  y.sum().backward();
+  CHECK(x.grad().tolist_str() == "[[10.0, 10.0], [1.0, 1.0]]");
+}
+
+TEST_CASE("gradients flow from views back to their base", "[autograd][views]") {
+  Tensor x = leaf({1, 2, 3, 4, 5, 6}, {2, 3});
+  (x.t()[1] * 5).sum().backward();
+  CHECK(x.grad().tolist_str() == "[[0.0, 5.0, 0.0], [0.0, 5.0, 0.0]]");
+}
+
+TEST_CASE("detach() shares storage and version counter but not the graph", "[autograd]") {
+  Tensor x = leaf({1, 2}, {2});
+  Tensor y = x * 2;
+  Tensor d = y.detach();
+  CHECK_FALSE(d.requires_grad());
+  CHECK(d.grad_fn() == nullptr);
+  CHECK(d.raw_data() == y.raw_data());
+  d.add_(1);
+  CHECK(y._version() == 1);
+  CHECK(y.tolist_str() == "[3.0, 5.0]");
+}
+
+TEST_CASE("a 10000-op chain runs backward without recursion", "[autograd]") {
+  Tensor x = leaf({1}, {1});
+  Tensor y = x;
+  for (int i = 0; i < 10000; ++i) y = y * 1.0001;
+  y.sum().backward();
+  CHECK(x.grad().item<float>() == Approx(std::pow(1.0001, 10000)).epsilon(1e-3));
+}
+
+TEST_CASE("a graph saved by its own output is freed with the last tensor that refers to it", "[autograd][memory]") {
+  const int64_t start = memory_allocated();
+  {
+    Tensor x = leaf({0, 1, 2}, {3});
+    const int64_t with_x = memory_allocated();
+    {
+      Tensor y = x.exp();  // ExpBackward0 saves its own output
+      CHECK(memory_allocated() == with_x + 12);
+    }
+    CHECK(memory_allocated() == with_x);  // no reference cycle between y and its node
+  }
+  CHECK(memory_allocated() == start);
+}
+
+TEST_CASE("keeping losses with their graphs grows memory by exactly what the graphs saved (chapter pitfall 1)",
+          "[autograd][memory]") {
+  Tensor x = ones({8, 16});
+  Tensor w = ones({16, 16}, Options().requires_grad());
+  auto loss_of = [&] { return relu(x.mm(w)).sum(); };  // relu saves its [8, 16] output: 512 bytes
+  const int64_t start = memory_allocated();
+  std::vector<Tensor> bad, detached;
+  std::vector<float> items;
+  for (int i = 0; i < 3; ++i) bad.push_back(loss_of());
+  CHECK(memory_allocated() == start + 3 * (8 * 16 * 4 + 4));  // each graph's activation + the loss itself
+  bad.clear();
+  CHECK(memory_allocated() == start);
+  for (int i = 0; i < 3; ++i) detached.push_back(loss_of().detach());
+  CHECK(memory_allocated() == start + 3 * 4);  // only the 4-byte loss values
+  detached.clear();
+  for (int i = 0; i < 3; ++i) items.push_back(loss_of().item<float>());
+  CHECK(memory_allocated() == start);
+  CHECK(items[2] == 8 * 16 * 16.0f);
+}
+
+TEST_CASE("under no_grad ops record nothing, and what they make can join autograd later", "[autograd][modes]") {
+  Tensor w = ones({3}, Options().requires_grad());
+  Tensor a;
+  {
+    NoGradGuard no_grad;
+    CHECK_FALSE(GradMode::is_enabled());
+    a = w * 2;
+    CHECK_FALSE(a.requires_grad());
+    CHECK(a.grad_fn() == nullptr);
+  }
+  CHECK(GradMode::is_enabled());
+  CHECK_FALSE(a.is_inference());
+  CHECK(a._version() == 0);
+  (a * w).sum().backward();  // a is saved for backward: fine, it is an ordinary tensor
+  CHECK(w.grad().tolist_str() == "[2.0, 2.0, 2.0]");
+}
+
+TEST_CASE("a view made under no_grad cannot be modified in place with grad mode on", "[autograd][modes]") {
+  Tensor x = ones({2, 2}, Options().requires_grad());
+  Tensor y = x * 1;
+  Tensor view;
+  {
+    NoGradGuard no_grad;
+    view = y[0];
+  }
+  CHECK(view.requires_grad());
+  CHECK_THROWS_WITH(view.mul_(2), "A view was created in no_grad mode and is being modified inplace with grad mode "
+                                  "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
+                                  "You can clarify your code by moving both the view and the inplace either both "
+                                  "inside the no_grad block (if you don't want the inplace to be tracked) or both "
+                                  "outside (if you want the inplace to be tracked).");
+}
+
+TEST_CASE("gradients match finite differences (gradcheck in float64)", "[autograd][gradcheck]") {
+  using V = std::vector<Tensor>;
+  CHECK(gradcheck([](const V& v) { return (v[0] * v[1] + v[0] / (v[1] * v[1] + 1)).exp(); },
+                  {ramp({2, 3}), ramp({3}, kFloat64, 0.5)}) == "");
+  CHECK(gradcheck([](const V& v) { return v[0].tanh().sigmoid().pow(3) - v[0].relu(); }, {ramp({4, 2})}) == "");
+  CHECK(gradcheck([](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, {ramp({5})}) == "");
+  CHECK(gradcheck([](const V& v) { return addmm(v[2], v[0], v[1], 0.5, 2.0); },
+                  {ramp({3, 4}), ramp({4, 2}), ramp({2})}) == "");
+  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]); }, {ramp({2, 3, 4}), ramp({4, 5})}) == "");
+  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]); }, {ramp({2, 1, 3, 4}), ramp({5, 4, 2})}) == "");
+  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]); }, {ramp({4}), ramp({3, 4, 2})}) == "");
+  CHECK(gradcheck([](const V& v) { return softmax(v[0], 1) * log_softmax(v[0], 0); }, {ramp({3, 4})}) == "");
+  CHECK(gradcheck([](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
+                  {ramp({3, 4}, kFloat64, 1.0), ramp({4}), ramp({4})}) == "");
+  CHECK(gradcheck([](const V& v) { return mse_loss(v[0], v[1]); }, {ramp({3, 4}), ramp({4})}) == "");
+  CHECK(gradcheck([](const V& v) { return cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})); },
+                  {ramp({3, 4})}) == "");
+  CHECK(gradcheck([](const V& v) { return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1); },
+                  {ramp({2, 3}), ramp({3, 2}, kFloat64, 0.05)}) == "");
+  CHECK(gradcheck([](const V& v) { return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2}); },
+                  {ramp({2, 3})}) == "");
+  CHECK(gradcheck([](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); }, {ramp({2, 3}), ramp({3}, kFloat64, 0.05)}) == "");
+  CHECK(gradcheck([](const V& v) {
+          Tensor y = v[0] * 1;
+          y.slice(1, 0, 3, 2).mul_(v[1]);  // an in-place op on a strided view
+          return y;
+        }, {ramp({3, 4}), ramp({3, 2})}) == "");
+}
+
+TEST_CASE("a 2-layer MLP's loss, gradients and SGD steps match PyTorch", "[autograd][nn]") {
+  const fixture::json& f = fixture::load("mlp.json");
+  Tensor x = fixture::make(f["x"]), target = fixture::make(f["target"]);
+  Tensor w1 = fixture::make(f["W1"], true), b1 = fixture::make(f["b1"], true);
+  Tensor w2 = fixture::make(f["W2"], true), b2 = fixture::make(f["b2"], true);
+  auto forward = [&] { return mse_loss(linear(relu(linear(x, w1, b1)), w2, b2), target); };
+  Tensor loss = forward();
+  CHECK(fixture::compare(loss, f["loss"]) == "");
+  loss.backward();
+  CHECK(fixture::compare(w1.grad(), f["grads"]["W1"]) == "");
+  CHECK(fixture::compare(b1.grad(), f["grads"]["b1"]) == "");
+  CHECK(fixture::compare(w2.grad(), f["grads"]["W2"]) == "");
+  CHECK(fixture::compare(b2.grad(), f["grads"]["b2"]) == "");
+
+  const fixture::json& run = f["sgd_momentum"];
+  optim::SGD sgd({w1, b1, w2, b2}, {.lr = run["lr"], .momentum = run["momentum"], .weight_decay = run["weight_decay"]});
+  for (const fixture::json& step : run["steps"]) {
+    sgd.zero_grad();
+    Tensor step_loss = forward();
+    CHECK(fixture::compare(step_loss, step["loss"]) == "");
+    step_loss.backward();
+    sgd.step();
+    CHECK(fixture::compare(w1, step["params"]["W1"]) == "");
+    CHECK(fixture::compare(b1, step["params"]["b1"]) == "");
+    CHECK(fixture::compare(w2, step["params"]["W2"]) == "");
+    CHECK(fixture::compare(b2, step["params"]["b2"]) == "");
+  }
+  CHECK(w1._version() == static_cast<uint32_t>(run["steps"].size()));  // one in-place update per step
+}
