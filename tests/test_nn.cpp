@@ -1,0 +1,126 @@
+// Modules: registration is what parameters(), to() and train()/eval() see. A submodule kept in a
+// plain std::vector or a tensor kept as a plain member is invisible to them: the chapter's cause
+// of "Expected all tensors to be on the same device".
+#include <catch2/catch.hpp>
+
+#include "ember.h"
+
+using namespace ember;
+
+namespace {
+
+// A model that registers one Linear properly and keeps another in a plain std::vector, plus a
+// registered buffer and an unregistered tensor member.
+struct LeakyModel : nn::Module {
+  std::vector<std::shared_ptr<nn::Linear>> hidden;  // not registered
+  Tensor scale = ones({4});                         // not registered
+  std::shared_ptr<nn::Linear> head = std::make_shared<nn::Linear>(4, 2);
+
+  LeakyModel() {
+    register_module("head", head);
+    register_buffer("running_mean", zeros({2}));
+    hidden.push_back(std::make_shared<nn::Linear>(4, 4));
+  }
+  Tensor forward(const Tensor& x) override { return head->forward(hidden[0]->forward(x) * scale); }
+};
+
+}  // namespace
+
+TEST_CASE("registered parameters are found recursively with dotted names", "[nn]") {
+  nn::Sequential net(nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2, /*bias=*/false));
+  std::vector<std::string> names;
+  for (auto& [name, p] : net.named_parameters()) {
+    names.push_back(name);
+    CHECK(p.requires_grad());
+    CHECK(p.is_leaf());
+  }
+  CHECK(names == std::vector<std::string>{"0.weight", "0.bias", "2.weight"});
+  CHECK(net.parameters().size() == 3);
+  CHECK(net.children().size() == 3);
+  CHECK(net(ones({5, 4})).sizes() == Dims{5, 2});
+}
+
+TEST_CASE("a submodule in a plain std::vector is not registered: parameters() and to() miss it", "[nn]") {
+  LeakyModel model;
+  CHECK(model.parameters().size() == 2);  // only head.weight and head.bias
+  CHECK(model.buffers().size() == 1);
+  model.to(kFloat64);
+  CHECK(model.head->weight().dtype() == kFloat64);
+  CHECK(model.buffers()[0].dtype() == kFloat64);
+  CHECK(model.hidden[0]->weight().dtype() == kFloat32);  // left behind
+  CHECK(model.scale.dtype() == kFloat32);                // left behind
+  // On a GPU this is "Expected all tensors to be on the same device"; on dtypes it is:
+  CHECK_THROWS_WITH(model(ones({1, 4}, kFloat64)), "expected scalar type Double but found Float");
+}
+
+TEST_CASE("train() and eval() reach every registered child", "[nn]") {
+  nn::Sequential net(nn::Linear(2, 2), nn::Dropout(0.5));
+  CHECK(net.is_training());
+  net.eval();
+  CHECK_FALSE(net.is_training());
+  CHECK_FALSE(net[1]->is_training());
+  net.train();
+  CHECK(net[1]->is_training());
+}
+
+TEST_CASE("Dropout zeroes and rescales in training and is the identity in evaluation (chapter pitfall 2)", "[nn]") {
+  nn::Dropout drop(0.5);
+  Tensor x = ones({1000});
+  Tensor y = drop(x);
+  const std::vector<float> values = y.to_vector<float>();
+  int zeros_seen = 0;
+  for (float v : values) {
+    CHECK((v == 0.0f || v == 2.0f));
+    zeros_seen += v == 0.0f;
+  }
+  CHECK(zeros_seen > 400);
+  CHECK(zeros_seen < 600);
+  CHECK_FALSE(allclose(drop(x), drop(x)));
+  drop.eval();
+  CHECK(drop(x).is_same(x));
+  CHECK_THROWS_WITH(nn::Dropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
+}
+
+TEST_CASE("zero_grad clears every parameter's gradient", "[nn]") {
+  nn::Linear lin(3, 2);
+  lin(ones({4, 3})).sum().backward();
+  CHECK(lin.weight().grad().defined());
+  lin.zero_grad();
+  CHECK_FALSE(lin.weight().grad().defined());
+  CHECK_FALSE(lin.bias().grad().defined());
+}
+
+TEST_CASE("Linear's weight is [out, in] and its forward is addmm for 2-d input", "[nn]") {
+  nn::Linear lin(5, 3);
+  CHECK(lin.weight().sizes() == Dims{3, 5});
+  CHECK(lin.bias().sizes() == Dims{3});
+  CHECK(lin.weight()._version() == 1);  // one in-place initialisation, as in PyTorch
+  CHECK(lin(ones({2, 5})).grad_fn()->name() == "AddmmBackward0");
+  CHECK(lin(ones({5})).sizes() == Dims{3});
+  CHECK_THROWS_WITH(lin(ones({4, 8})), "mat1 and mat2 shapes cannot be multiplied (4x8 and 5x3)");
+}
+
+TEST_CASE("LayerNorm and ModuleList", "[nn]") {
+  nn::LayerNorm norm({4});
+  Tensor y = norm(arange(8.).reshape({2, 4}));
+  CHECK(allclose(y.mean({1}), zeros({2}), 1e-5, 1e-6));
+  CHECK(norm.parameters().size() == 2);
+  nn::ModuleList list;
+  list.push_back(std::make_shared<nn::Linear>(2, 2));
+  list.push_back(std::make_shared<nn::Linear>(2, 2));
+  CHECK(list.parameters().size() == 4);
+  CHECK_THROWS_WITH(list(ones({2})), "Module [ModuleList] is missing the required \"forward\" function");
+}
+
+TEST_CASE("SGD updates in place without recording, bumping each parameter's version", "[nn][optim]") {
+  nn::Linear lin(2, 1);
+  optim::SGD sgd(lin.parameters(), {.lr = 0.1});
+  const uint32_t before = lin.weight()._version();
+  Tensor w0 = lin.weight().clone().detach();
+  lin(ones({1, 2})).sum().backward();
+  sgd.step();
+  CHECK(lin.weight()._version() == before + 1);
+  CHECK(lin.weight().is_leaf());
+  CHECK(allclose(lin.weight(), w0 - 0.1));
+  CHECK_THROWS_WITH(optim::SGD(lin.parameters(), {.lr = -1}), "Invalid learning rate: -1");
+}

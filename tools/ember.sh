@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The README's two commands:
+#   bash tools/ember.sh demo   - install what is missing, build, run the demo
+#   bash tools/ember.sh test   - install what is missing, build, run the whole test suite
+# Extra CMake arguments can be passed in EMBER_CMAKE_ARGS and another build folder in EMBER_BUILD_DIR
+# (.ci/run uses both for the sanitizer build).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev)
+
+install_missing_packages() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if ((${#missing[@]})); then
+    echo "ember: installing ${missing[*]}"
+    local sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
+build_dir=${EMBER_BUILD_DIR:-build}
+configure_and_build() {
+  # shellcheck disable=SC2086
+  cmake -S . -B "$build_dir" -G Ninja ${EMBER_CMAKE_ARGS:-} >/dev/null
+  cmake --build "$build_dir" --parallel "$(nproc)" "$@"
+}
+
+case "${1:-}" in
+  demo)
+    install_missing_packages
+    configure_and_build --target first_steps
+    "$build_dir/demos/first_steps"
+    ;;
+  test)
+    install_missing_packages
+    configure_and_build
+    ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)"
+    ;;
+  *)
+    echo "usage: bash tools/ember.sh demo|test" >&2
+    exit 2
+    ;;
+esac
