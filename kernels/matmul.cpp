@@ -1,7 +1,13 @@
-// gemm: oneDNN for float32/bfloat16, Eigen for float64/int64.
+// gemm: oneDNN for float32/bfloat16, Eigen for float64/int64, and a plain loop for tiny products.
 // oneDNN reads strided operands directly (a transposed weight is just other strides), so
 // `linear`'s weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small
 // product, so built primitives are kept in a cache keyed by shapes, strides, dtypes and attributes.
+//
+// Tiny products (at most kSmallProduct multiply-adds) skip the libraries: their per-call overhead
+// is larger than the arithmetic. The loop sums each dot product in order over k and then forms
+// beta * c + alpha * dot, without fused multiply-adds: the order of PyTorch's own CPU gemm
+// (aten/src/ATen/native/cpu/BlasKernel.cpp), which Debian's PyTorch uses for every size. So small
+// results equal that PyTorch's bit for bit; larger ones differ in the last bits (blocked sums).
 #include "matmul.h"
 
 #include <Eigen/Core>
@@ -102,11 +108,36 @@ void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alph
   }
 }
 
+constexpr int64_t kSmallProduct = 4096;
+
+template <typename T>
+void gemm_in_order(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
+  const int64_t M = a.size(1), K = a.size(2), N = b.size(2);
+  const T alpha_t = static_cast<T>(alpha), beta_t = static_cast<T>(beta);
+  const T* bias_data = bias.defined() ? bias.data_ptr<T>() : nullptr;
+  for (int64_t batch = 0; batch < out.size(0); ++batch) {
+    const T* A = a.data_ptr<T>() + batch * a.stride(0);
+    const T* B = b.data_ptr<T>() + batch * b.stride(0);
+    T* C = out.data_ptr<T>() + batch * M * N;
+    for (int64_t i = 0; i < M; ++i)
+      for (int64_t j = 0; j < N; ++j) {
+        T dot = 0;
+        for (int64_t k = 0; k < K; ++k) dot += A[i * a.stride(1) + k * a.stride(2)] * B[k * b.stride(1) + j * b.stride(2)];
+        T& c = C[i * N + j];
+        const T addend = bias_data ? bias_data[j] : beta == 0 ? T(0) : beta_t * c;
+        c = (beta == 0 && !bias_data) ? alpha_t * dot : addend + alpha_t * dot;
+      }
+  }
+}
+
 }  // namespace
 
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   if (out.numel() == 0) return;
   EMBER_CHECK(a.size(2) > 0, "ember: gemm with an empty inner dimension (handled by the caller)");
+  const bool tiny = out.size(0) * out.size(1) * out.size(2) * a.size(2) <= kSmallProduct;
+  if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
+  if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);
   switch (out.dtype()) {
     case DType::Float32:
     case DType::BFloat16: gemm_onednn(out, a, b, alpha, beta, bias); return;

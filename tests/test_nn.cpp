@@ -27,7 +27,7 @@ struct LeakyModel : nn::Module {
 }  // namespace
 
 TEST_CASE("registered parameters are found recursively with dotted names", "[nn]") {
-  nn::Sequential net(nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2, /*bias=*/false));
+  nn::Sequential net{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2, /*bias=*/false)};
   std::vector<std::string> names;
   for (auto& [name, p] : net.named_parameters()) {
     names.push_back(name);
@@ -50,11 +50,11 @@ TEST_CASE("a submodule in a plain std::vector is not registered: parameters() an
   CHECK(model.hidden[0]->weight().dtype() == kFloat32);  // left behind
   CHECK(model.scale.dtype() == kFloat32);                // left behind
   // On a GPU this is "Expected all tensors to be on the same device"; on dtypes it is:
-  CHECK_THROWS_WITH(model(ones({1, 4}, kFloat64)), "expected scalar type Double but found Float");
+  CHECK_THROWS_WITH(model(ones({1, 4}, kFloat64)), "mat1 and mat2 must have the same dtype");
 }
 
 TEST_CASE("train() and eval() reach every registered child", "[nn]") {
-  nn::Sequential net(nn::Linear(2, 2), nn::Dropout(0.5));
+  nn::Sequential net{nn::Linear(2, 2), nn::Dropout(0.5)};
   CHECK(net.is_training());
   net.eval();
   CHECK_FALSE(net.is_training());

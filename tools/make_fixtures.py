@@ -18,6 +18,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 (keys documented in tools/fixtures/mlp.py)
   tests/fixtures/errors.json    {"cases": [{"name", "code", "type", "message"}]}: PyTorch's error
                                 messages for invalid calls; a summary table goes to stdout
+  tests/fixtures/random.json    seeded random numbers as exact bit patterns, and the random ops'
+  tests/fixtures/nn_random.json error texts; nn.Linear initialisation, the chapter's sequence and
+                                an end-to-end MLP (layouts documented in tools/fixtures/random.py)
 
 After writing, the script re-reads ops.json/printing.json, rebuilds every input from the JSON
 alone and re-runs it (tools/fixtures/check.py), requiring bit-identical results.
@@ -48,7 +51,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 
-from fixtures import check, errors, mlp, ops_cases, printing  # noqa: E402
+from fixtures import check, errors, mlp, ops_cases, printing, random  # noqa: E402
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,6 +68,8 @@ def main():
         ("printing.json", printing.build()),
         ("mlp.json", mlp.build()),
         ("errors.json", errors.build()),
+        ("random.json", random.build()),
+        ("nn_random.json", random.build_nn()),
     ]
     print("torch", torch.__version__)
     for fname, obj in outputs:

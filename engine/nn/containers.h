@@ -11,7 +11,10 @@ namespace ember::nn {
 class Sequential : public Module {
  public:
   Sequential() = default;
-  // Sequential(Linear(512, 512), ReLU(), Linear(512, 512)): children are named "0", "1", ...
+  // Sequential{Linear(512, 512), ReLU(), Linear(512, 512)}: children are named "0", "1", ...
+  // Write it with braces: C++ evaluates the arguments of a parenthesised call in an unspecified
+  // order (GCC: right to left), so with parentheses the Linears would draw their random initial
+  // weights in the opposite order from PyTorch; a braced list is evaluated left to right.
   template <typename... Modules>
   explicit Sequential(Modules&&... modules) {
     (push_back(std::make_shared<std::decay_t<Modules>>(std::forward<Modules>(modules))), ...);

@@ -10,7 +10,9 @@ Tensor Parameter(const Tensor& data) {
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
-  std::vector<std::pair<std::string, Tensor>> out(parameters_.begin(), parameters_.end());
+  std::vector<std::pair<std::string, Tensor>> out;
+  for (const auto& [name, tensor] : parameters_)
+    if (tensor.defined()) out.emplace_back(name, tensor);  // an absent bias is not a parameter
   for (const auto& [child_name, child] : children_)
     for (auto& [name, tensor] : child->named_parameters()) out.emplace_back(child_name + "." + name, tensor);
   return out;
@@ -24,7 +26,8 @@ std::vector<Tensor> Module::parameters() const {
 
 std::vector<Tensor> Module::buffers() const {
   std::vector<Tensor> out;
-  for (const auto& [name, tensor] : buffers_) out.push_back(tensor);
+  for (const auto& [name, tensor] : buffers_)
+    if (tensor.defined()) out.push_back(tensor);
   for (const auto& [name, child] : children_)
     for (const Tensor& t : child->buffers()) out.push_back(t);
   return out;

@@ -1,0 +1,262 @@
+// The random ops: each checks its arguments with PyTorch's messages, in PyTorch's order, then
+// hands the tensor to a sampling kernel (kernels/distributions.h). The factories are written as
+// PyTorch writes them: rand is empty(...).uniform_(0, 1), randn is empty(...).normal_(0, 1),
+// randint is empty(...).random_(low, high), so they draw exactly what the in-place forms draw.
+#include "random.h"
+
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <type_traits>
+
+#include "autograd/record.h"
+#include "cuda_backend.h"
+#include "internal.h"
+#include "kernels/copy.h"
+#include "kernels/distributions.h"
+#include "kernels/visit_dtype.h"
+
+namespace ember {
+
+namespace {
+
+Generator& generator_or_default(Generator* generator) { return generator ? *generator : default_generator(); }
+
+// The C++ type names PyTorch's TypeMeta prints in "from is out of bounds for float".
+const char* type_meta_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Float16: return "c10::Half";
+    case DType::Int64: return "long int";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+// PyTorch's AT_DISPATCH error for a dtype an op has no kernel for.
+void check_dtype_supported(bool supported, const char* kernel_name, DType dtype) {
+  EMBER_CHECK(supported, "\"", kernel_name, "\" not implemented for '", scalar_type_name(dtype), "'");
+}
+
+// Writing one random number into each element needs each element to be its own memory.
+void check_no_internal_overlap(const Tensor& self) {
+  for (int64_t d = 0; d < self.dim(); ++d)
+    EMBER_CHECK(!(self.stride(d) == 0 && self.size(d) > 1),
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
+}
+
+// Runs `fill` (a kernel writing CPU elements) on self. A CUDA tensor is filled through a CPU
+// tensor that is copied over afterwards: its numbers are the CPU generator's, unlike PyTorch,
+// whose CUDA tensors draw from the CUDA generator (Philox), a different stream.
+template <typename Fill>
+void fill_on_cpu(const Tensor& self, Fill&& fill) {
+  if (self.device().is_cpu()) {
+    fill(self);
+    return;
+  }
+  EMBER_CHECK(self.is_contiguous(),
+              "ember samples a CUDA tensor on the CPU and copies the values over, which needs a contiguous tensor");
+  Tensor staging = internal::new_empty(self.sizes(), self.dtype());
+  fill(staging);
+  const int64_t nbytes = self.numel() * self.element_size();
+  if (nbytes > 0) cuda::copy_bytes(self.raw_data(), staging.raw_data(), nbytes, cuda::CopyKind::HostToDevice);
+}
+
+// The end of every in-place sampler: bump the version counter and, when autograd records, give
+// self a node whose gradient is zero (the values no longer depend on what self held before, as
+// PyTorch's UniformBackward0 / NormalBackward0 / BernoulliBackward0 say).
+void finish_sampling(Tensor& self) {
+  autograd::finish_inplace(self, autograd::needs_grad({&self}) ? autograd::make_node(autograd::Op::Zero, {&self})
+                                                               : nullptr);
+}
+
+// A factory's result: moved to the requested device, then made to require grad if asked.
+Tensor finish_factory(Tensor cpu, const Options& options) {
+  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
+  if (options.requires_grad_) {
+    EMBER_CHECK(out.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
+    out.requires_grad_();
+  }
+  return out;
+}
+
+// ---- random_'s bounds for floating dtypes (PyTorch's update_from / update_to) ----
+// random_ draws an integer and converts it to the dtype; near the ends of a wide range the
+// rounding could land on `to` itself. PyTorch therefore moves `from` up and `to` down to the
+// nearest integers that survive the conversion.
+template <typename T>
+constexpr int mantissa_digits() {
+  if constexpr (std::is_same_v<T, float>) return 24;
+  else if constexpr (std::is_same_v<T, double>) return 53;
+  else if constexpr (std::is_same_v<T, Float16>) return 11;
+  else return 8;  // BFloat16
+}
+
+template <typename T>
+int64_t through_dtype(int64_t value) {
+  return kernels::convert<int64_t>(kernels::convert<T>(value));
+}
+
+template <typename T>
+int64_t update_from(int64_t from) {
+  const int64_t from_plus_1 = through_dtype<T>(from + 1);
+  if (from_plus_1 < from) {
+    int64_t magnitude = std::abs(from + 1);
+    int bits = 0;
+    while (magnitude >>= 1) ++bits;
+    from = from_plus_1 + (int64_t{1} << (bits - mantissa_digits<T>() + 1));
+  }
+  return from;
+}
+
+template <typename T>
+int64_t update_to(int64_t to) {
+  const int64_t to_minus_1 = through_dtype<T>(to - 1);
+  if (to_minus_1 >= to) {
+    int64_t magnitude = std::abs(to - 1);
+    int bits = 0;
+    while (magnitude >>= 1) ++bits;
+    to = to_minus_1 - (int64_t{1} << (bits - mantissa_digits<T>() + 1));
+  }
+  return to;
+}
+
+// The dtype's lowest and largest finite values (bool: 0 and 1).
+void dtype_limits(DType dtype, double& lowest, double& largest) {
+  kernels::visit_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      largest = std::bit_cast<float>(0x7f7f0000u);
+    } else if constexpr (std::is_same_v<T, Float16>) {
+      largest = 65504.0;
+    } else {
+      largest = static_cast<double>(std::numeric_limits<T>::max());
+    }
+    lowest = std::is_same_v<T, bool> ? 0.0 : -largest;
+    if constexpr (std::is_same_v<T, int64_t>) lowest = static_cast<double>(std::numeric_limits<int64_t>::lowest());
+  });
+}
+
+}  // namespace
+
+// ---- in place ----
+
+Tensor& uniform_(Tensor& self, double from, double to, Generator* generator) {
+  autograd::check_inplace(self);
+  check_dtype_supported(self.is_floating_point(), "check_uniform_bounds", self.dtype());
+  double lowest, largest;
+  dtype_limits(self.dtype(), lowest, largest);
+  EMBER_CHECK(from >= lowest && from <= largest, "from is out of bounds for ", type_meta_name(self.dtype()));
+  EMBER_CHECK(to >= lowest && to <= largest, "to is out of bounds for ", type_meta_name(self.dtype()));
+  EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+  EMBER_CHECK(to - from <= largest, "uniform_ expects to-from <= std::numeric_limits<", scalar_type_name(self.dtype()),
+              ">::max(), but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
+  check_no_internal_overlap(self);
+  fill_on_cpu(self, [&](const Tensor& t) { kernels::uniform_fill(t, from, to, generator_or_default(generator)); });
+  finish_sampling(self);
+  return self;
+}
+
+Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
+  autograd::check_inplace(self);
+  EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  check_dtype_supported(self.is_floating_point(), "normal_kernel_cpu", self.dtype());
+  check_no_internal_overlap(self);
+  fill_on_cpu(self, [&](const Tensor& t) { kernels::normal_fill(t, mean, std, generator_or_default(generator)); });
+  finish_sampling(self);
+  return self;
+}
+
+Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
+  autograd::check_inplace(self);
+  EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+  check_no_internal_overlap(self);
+  check_dtype_supported(self.dtype() != kFloat16, "bernoulli_scalar_cpu_", self.dtype());
+  fill_on_cpu(self, [&](const Tensor& t) { kernels::bernoulli_fill(t, p, generator_or_default(generator)); });
+  finish_sampling(self);
+  return self;
+}
+
+Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
+  autograd::check_inplace(self);
+  check_no_internal_overlap(self);
+  EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+  if (self.is_floating_point()) {
+    kernels::visit_dtype(self.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      if constexpr (!std::is_same_v<T, int64_t> && !std::is_same_v<T, bool>) {
+        from = update_from<T>(from);
+        to = update_to<T>(to);
+      }
+    });
+    EMBER_CHECK(from < to, "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=",
+                from, " >= to=", to);
+  }
+  // (PyTorch also warns when a float dtype cannot represent every integer of the range.)
+  double lowest, largest;
+  dtype_limits(self.dtype(), lowest, largest);
+  const int64_t last = to - 1;
+  EMBER_CHECK(static_cast<double>(from) >= lowest && static_cast<double>(from) <= largest, "from is out of bounds for ",
+              type_meta_name(self.dtype()));
+  EMBER_CHECK(static_cast<double>(last) >= lowest && static_cast<double>(last) <= largest,
+              "to - 1 is out of bounds for ", type_meta_name(self.dtype()));
+  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+  fill_on_cpu(self, [&](const Tensor& t) { kernels::random_fill(t, range, from, generator_or_default(generator)); });
+  finish_sampling(self);
+  return self;
+}
+
+// ---- new tensors ----
+
+Tensor rand(const Dims& sizes, Options options, Generator* generator) {
+  Tensor out = internal::new_empty(sizes, options.dtype_);
+  uniform_(out, 0, 1, generator);
+  return finish_factory(out, options);
+}
+
+Tensor randn(const Dims& sizes, Options options, Generator* generator) {
+  Tensor out = internal::new_empty(sizes, options.dtype_);
+  normal_(out, 0, 1, generator);
+  return finish_factory(out, options);
+}
+
+Tensor randint(int64_t low, int64_t high, const Dims& sizes, Options options, Generator* generator) {
+  Tensor out = internal::new_empty(sizes, options.has_dtype ? options.dtype_ : kInt64);
+  random_(out, low, high, generator);
+  return finish_factory(out, options);
+}
+
+Tensor randint(int64_t high, const Dims& sizes, Options options, Generator* generator) {
+  return randint(0, high, sizes, options, generator);
+}
+
+Tensor randperm(int64_t n, Options options, Generator* generator) {
+  const DType dtype = options.has_dtype ? options.dtype_ : kInt64;
+  Tensor out = internal::new_empty({n}, dtype);
+  EMBER_CHECK(dtype != kFloat16 || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
+  EMBER_CHECK(dtype != kFloat32 || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
+  EMBER_CHECK(dtype != kFloat64 || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
+  check_dtype_supported(dtype != kBool, "randperm", dtype);
+  kernels::randperm_fill(out, generator_or_default(generator));
+  return finish_factory(out, options);
+}
+
+Tensor bernoulli(const Tensor& probabilities, Generator* generator) {
+  const DType dtype = probabilities.dtype();
+  check_dtype_supported(dtype != kFloat16, "bernoulli_tensor_cpu_self_", dtype);
+  check_dtype_supported(dtype == kFloat32 || dtype == kFloat64 || dtype == kBFloat16, "bernoulli_tensor_cpu_p_", dtype);
+  Tensor p = internal::contiguous(probabilities.device().is_cpu() ? probabilities
+                                                                  : internal::alias(probabilities).to(kCPU));
+  Tensor out = internal::new_empty(probabilities.sizes(), dtype);
+  kernels::bernoulli_fill(out, p, generator_or_default(generator));
+  if (!probabilities.device().is_cpu()) out = out.to(probabilities.device());
+  if (autograd::needs_grad({&probabilities}))  // the samples' gradient with respect to p is zero
+    autograd::set_history(out, autograd::make_node(autograd::Op::Zero, {&probabilities}));
+  return out;
+}
+
+}  // namespace ember
