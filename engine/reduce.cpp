@@ -58,6 +58,16 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
   return rows;
 }
 
+// Sum and mean record the same facts: the input's sizes and which dims were reduced.
+void record_reduction(const Tensor& out, const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
+  if (!autograd::needs_grad({&a})) return;
+  auto node = autograd::make_node(grad_op, {&a});
+  node->args.sizes = a.sizes();
+  node->args.dims = dims;
+  node->args.keepdim = keepdim;
+  autograd::set_history(out, node);
+}
+
 DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : kInt64; }
 
 Tensor sum_impl(const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
@@ -67,13 +77,7 @@ Tensor sum_impl(const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
   Tensor out = internal::new_empty(rows.out_sizes, compute);
   kernels::reduce_rows(ReduceOp::Sum, rows.data, rows.outer, rows.inner, out, {});
   out = internal::converted(out, result);
-  if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op, {&a});
-    node->args.sizes = a.sizes();
-    node->args.dims = dims;
-    node->args.keepdim = keepdim;
-    autograd::set_history(out, node);
-  }
+  record_reduction(out, a, dims, keepdim, grad_op);
   return out;
 }
 
@@ -83,13 +87,7 @@ Tensor mean_impl(const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
   Tensor total = sum_impl(internal::alias(a), dims, keepdim, Op::Sum);
   const int64_t count = total.numel() == 0 ? 0 : a.numel() / total.numel();
   Tensor out = internal::alias(div(total, Scalar(static_cast<double>(count))));
-  if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op, {&a});
-    node->args.sizes = a.sizes();
-    node->args.dims = dims;
-    node->args.keepdim = keepdim;
-    autograd::set_history(out, node);
-  }
+  record_reduction(out, a, dims, keepdim, grad_op);
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include "autograd/record.h"
 #include "cuda_backend.h"
+#include "inference_mode.h"
 #include "internal.h"
 #include "kernels/copy.h"
 #include "kernels/visit_dtype.h"
@@ -55,12 +56,16 @@ EMBER_INSTANTIATE(Float16)
 #undef EMBER_INSTANTIATE
 
 Tensor Tensor::clone() const {
-  Tensor out = internal::new_empty(sizes(), dtype(), device());
+  Tensor out;
   if (device().is_cpu()) {
+    out = internal::new_empty(sizes(), dtype(), device());
     kernels::copy(out, *this);
+  } else if (is_contiguous()) {
+    out = internal::new_empty(sizes(), dtype(), device());
+    cuda::copy_bytes(out.raw_data(), raw_data(), numel() * element_size(), cuda::CopyKind::DeviceToDevice);
   } else {
-    Tensor source = contiguous();
-    cuda::copy_bytes(out.raw_data(), source.raw_data(), numel() * element_size(), cuda::CopyKind::DeviceToDevice);
+    // No strided CUDA copy kernel yet: pack through the host (slow, but correct).
+    out = internal::alias(*this).to(kCPU).to(device());
   }
   if (autograd::needs_grad({this})) autograd::set_history(out, autograd::make_node(Op::Clone, {this}));
   return out;
@@ -80,15 +85,20 @@ Tensor Tensor::to(DType target) const {
 
 Tensor Tensor::to(Device target) const {
   if (target == device()) return *this;
-  Tensor source = internal::contiguous(device().is_cpu() ? *this : internal::alias(*this));
-  if (!device().is_cpu() && !is_contiguous()) source = clone();  // contiguous on the device
-  Tensor out = internal::new_empty(sizes(), dtype(), target);
-  const int64_t nbytes = numel() * element_size();
-  if (nbytes > 0) {
-    cuda::CopyKind kind = target.is_cpu() ? cuda::CopyKind::DeviceToHost
-                          : device().is_cpu() ? cuda::CopyKind::HostToDevice
-                                              : cuda::CopyKind::DeviceToDevice;
-    cuda::copy_bytes(out.raw_data(), source.raw_data(), nbytes, kind);
+  Tensor out;
+  if (device().is_cpu()) {  // host to device: pack on the host, then one copy
+    Tensor packed = internal::contiguous(*this);
+    out = internal::new_empty(sizes(), dtype(), target);
+    cuda::copy_bytes(out.raw_data(), packed.raw_data(), numel() * element_size(), cuda::CopyKind::HostToDevice);
+  } else if (target.is_cpu()) {  // device to host: bring the whole storage over, then pack on the host
+    const Storage& storage = *impl_->storage;
+    auto host = std::make_shared<Storage>(storage.nbytes, kCPU, !InferenceMode::is_enabled());
+    cuda::copy_bytes(host->data, storage.data, storage.nbytes, cuda::CopyKind::DeviceToHost);
+    out = internal::contiguous(Tensor(std::make_shared<TensorImpl>(host, sizes(), strides(), storage_offset(), dtype())));
+  } else {  // between GPUs
+    Tensor packed = clone().detach();
+    out = internal::new_empty(sizes(), dtype(), target);
+    cuda::copy_bytes(out.raw_data(), packed.raw_data(), numel() * element_size(), cuda::CopyKind::DeviceToDevice);
   }
   if (autograd::needs_grad({this})) {
     auto node = autograd::make_node(Op::ToDevice, {this});
