@@ -1,9 +1,14 @@
 // One live-bytes counter and one peak per device, updated atomically so threads may allocate
 // concurrently. The peak is raised with a compare-exchange loop (a plain max would race).
+// CPU blocks are 64-byte aligned like PyTorch's, but carved out of a plain malloc (the pointer it
+// returned is kept just before the aligned block): glibc's aligned_alloc skips malloc's per-thread
+// cache and made a tiny op's three allocations cost about 40 ns more.
 #include "allocator.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 #include "cuda_backend.h"
 #include "error.h"
@@ -13,6 +18,22 @@ namespace {
 
 constexpr int kMaxCudaDevices = 16;
 constexpr int64_t kAlignment = 64;
+
+// malloc returns 16-byte aligned blocks, so rounding (raw + 64) down to 64 leaves 16 to 64 bytes
+// in front of the aligned block: room to remember `raw` for free().
+void* aligned_cpu_alloc(int64_t nbytes) {
+  char* raw = static_cast<char*>(std::malloc(static_cast<size_t>(nbytes + kAlignment)));
+  if (raw == nullptr) return nullptr;
+  char* aligned = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(raw) + kAlignment) & ~uintptr_t(kAlignment - 1));
+  std::memcpy(aligned - sizeof(void*), &raw, sizeof(void*));
+  return aligned;
+}
+
+void aligned_cpu_free(void* aligned) {
+  void* raw;
+  std::memcpy(&raw, static_cast<char*>(aligned) - sizeof(void*), sizeof(void*));
+  std::free(raw);
+}
 
 struct Account {
   std::atomic<int64_t> live{0};
@@ -43,8 +64,7 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   if (nbytes == 0) return nullptr;
   void* data = nullptr;
   if (device.is_cpu()) {
-    int64_t rounded = (nbytes + kAlignment - 1) / kAlignment * kAlignment;
-    data = std::aligned_alloc(kAlignment, static_cast<size_t>(rounded));
+    data = aligned_cpu_alloc(nbytes);
     EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ",
                 nbytes, " bytes.");
   } else {
@@ -57,7 +77,7 @@ void* allocate_bytes(Device device, int64_t nbytes) {
 void free_bytes(Device device, void* data, int64_t nbytes) {
   if (data == nullptr) return;
   if (device.is_cpu())
-    std::free(data);
+    aligned_cpu_free(data);
   else
     cuda::free(device.index, data);
   account(device).remove(nbytes);

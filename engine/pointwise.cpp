@@ -36,6 +36,10 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
   const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   const DType compute = internal::compute_dtype(result);
   Tensor out = internal::new_empty(shape, compute, a.device());
+  if (a.dtype() == compute && b.dtype() == compute && a.sizes() == shape && b.sizes() == shape) {
+    kernels::binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
+    return out;
+  }
   kernels::binary(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
                   internal::broadcast_to(internal::converted(b, compute), shape), alpha);
   return internal::converted(out, result);

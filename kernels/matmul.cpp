@@ -1,7 +1,8 @@
 // gemm: oneDNN for float32/bfloat16, Eigen for float64/int64, and a plain loop for tiny products.
 // oneDNN reads strided operands directly (a transposed weight is just other strides), so
 // `linear`'s weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small
-// product, so built primitives are kept in a cache keyed by shapes, strides, dtypes and attributes.
+// product, so built primitives are kept in a cache keyed by shapes, strides, dtypes, attributes and
+// thread count.
 //
 // Tiny products (at most kSmallProduct multiply-adds) skip the libraries: their per-call overhead
 // is larger than the arithmetic. The loop sums each dot product in order over k and then forms
@@ -15,6 +16,7 @@
 #include <unordered_map>
 #include <map>
 #include <mutex>
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <vector>
 
@@ -52,7 +54,9 @@ dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& 
     key.push_back(static_cast<int64_t>(t->dtype()));
     for (int d = 0; d < 3; ++d) key.insert(key.end(), {t->size(d), t->stride(d)});
   }
-  key.insert(key.end(), {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined()});
+  // A primitive keeps the thread count it was built with, so the count is part of the key.
+  key.insert(key.end(), {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(),
+                         omp_get_max_threads()});
   static std::mutex mutex;
   static std::map<std::vector<int64_t>, dnnl::matmul> cache;
   std::lock_guard<std::mutex> lock(mutex);
