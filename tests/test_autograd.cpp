@@ -247,6 +247,20 @@ TEST_CASE("gradients match finite differences (gradcheck in float64)", "[autogra
   CHECK(gradcheck([](const V& v) { return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2}); },
                   {ramp({2, 3})}) == "");
   CHECK(gradcheck([](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); }, {ramp({2, 3}), ramp({3}, kFloat64, 0.05)}) == "");
+  CHECK(gradcheck([](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + (2.0 - v[1]); },
+                  {ramp({2, 3}), ramp({2, 3}, kFloat64, 0.05)}) == "");
+  CHECK(gradcheck([](const V& v) { return v[0].mm(v[1]) + linear(v[0], v[1].t()) + linear(v[0], v[1].t(), v[2]); },
+                  {ramp({2, 3}), ramp({3, 4}), ramp({4})}) == "");
+  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]) * matmul(v[1], v[1].sum({1})).sum(); },
+                  {ramp({3}), ramp({3, 3})}) == "");
+  CHECK(gradcheck([](const V& v) { return v[0].max() * v[0].min() + v[0].sum({0}).sum() + min(v[0], 1).values.sum(); },
+                  {ramp({3, 4})}) == "");
+  CHECK(gradcheck([](const V& v) {
+          return v[0].select(1, 2) * v[0].narrow(1, 0, 2).sum({1}) + v[0].slice(1, 1, 4, 2).reshape({-1}).view({3, 2}).sum({1});
+        }, {ramp({3, 4})}) == "");
+  CHECK(gradcheck([](const V& v) { return v[0].unsqueeze(1).squeeze(1).squeeze().flatten().clone().contiguous(); },
+                  {ramp({2, 1, 3})}) == "");
+  CHECK(gradcheck([](const V& v) { return v[0].to(kFloat32).to(kFloat64) * 1.5; }, {ramp({3})}, 1e-3, 1e-4, 1e-2) == "");
   CHECK(gradcheck([](const V& v) {
           Tensor y = v[0] * 1;
           y.slice(1, 0, 3, 2).mul_(v[1]);  // an in-place op on a strided view
@@ -282,4 +296,20 @@ TEST_CASE("a 2-layer MLP's loss, gradients and SGD steps match PyTorch", "[autog
     CHECK(fixture::compare(b2, step["params"]["b2"]) == "");
   }
   CHECK(w1._version() == static_cast<uint32_t>(run["steps"].size()));  // one in-place update per step
+}
+
+TEST_CASE("plain SGD (no momentum, no weight decay) takes PyTorch's step", "[autograd][nn]") {
+  const fixture::json& f = fixture::load("mlp.json");
+  Tensor x = fixture::make(f["x"]), target = fixture::make(f["target"]);
+  Tensor w1 = fixture::make(f["W1"], true), b1 = fixture::make(f["b1"], true);
+  Tensor w2 = fixture::make(f["W2"], true), b2 = fixture::make(f["b2"], true);
+  const fixture::json& run = f["sgd_plain"];
+  optim::SGD sgd({w1, b1, w2, b2}, {.lr = run["lr"]});
+  for (const fixture::json& step : run["steps"]) {
+    sgd.zero_grad();
+    mse_loss(linear(relu(linear(x, w1, b1)), w2, b2), target).backward();
+    sgd.step();
+    CHECK(fixture::compare(w1, step["params"]["W1"]) == "");
+    CHECK(fixture::compare(b2, step["params"]["b2"]) == "");
+  }
 }
