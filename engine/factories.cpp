@@ -8,24 +8,17 @@
 
 namespace ember {
 
-namespace {
-Tensor finish(Tensor cpu, const Options& options) {
-  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
-  if (options.requires_grad_) out.requires_grad_();
-  return out;
-}
-}  // namespace
+using internal::finish_factory;
 
 Tensor empty(const Dims& sizes, Options options) {
   Tensor out = internal::new_empty(sizes, options.dtype_, options.device_);
-  if (options.requires_grad_) out.requires_grad_();
-  return out;
+  return finish_factory(out, options.device(out.device()));
 }
 
 Tensor full(const Dims& sizes, Scalar value, Options options) {
   Tensor out = internal::new_empty(sizes, options.dtype_);
   kernels::fill(out, value);
-  return finish(out, options);
+  return finish_factory(out, options);
 }
 
 Tensor zeros(const Dims& sizes, Options options) { return full(sizes, 0, options); }
@@ -44,11 +37,13 @@ Tensor arange(Scalar start, Scalar end, Scalar step, Options options) {
   EMBER_CHECK(st != 0, "step must be nonzero");
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
-  const int64_t count = static_cast<int64_t>(std::ceil((e - s) / st));
+  const double count_exact = std::ceil((e - s) / st);
+  EMBER_CHECK(count_exact < 9.0e18, "invalid size, possible overflow?");
+  const int64_t count = static_cast<int64_t>(count_exact);
   Tensor values = internal::new_empty({count}, kFloat64);
   double* v = values.data_ptr<double>();
   for (int64_t i = 0; i < count; ++i) v[i] = s + st * static_cast<double>(i);
-  return finish(internal::converted(values, options.dtype_), options);
+  return finish_factory(internal::converted(values, options.dtype_), options);
 }
 
 Tensor eye(int64_t n, Options options) { return eye(n, n, options); }
@@ -62,7 +57,7 @@ Tensor eye(int64_t n, int64_t m, Options options) {
     Tensor diagonal(std::make_shared<TensorImpl>(out.impl()->storage, Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
     kernels::fill(diagonal, 1);
   }
-  return finish(out, options);
+  return finish_factory(out, options);
 }
 
 template <typename T>
@@ -71,7 +66,7 @@ Tensor from_vector(const std::vector<T>& values, const Dims& sizes, Options opti
               "' is invalid for input of size ", values.size());
   Tensor raw = internal::new_empty(sizes, dtype_of<T>());
   std::copy(values.begin(), values.end(), raw.data_ptr<T>());
-  return finish(internal::converted(raw, options.has_dtype ? options.dtype_ : dtype_of<T>()), options);
+  return finish_factory(internal::converted(raw, options.has_dtype ? options.dtype_ : dtype_of<T>()), options);
 }
 template Tensor from_vector(const std::vector<float>&, const Dims&, Options);
 template Tensor from_vector(const std::vector<double>&, const Dims&, Options);
@@ -92,6 +87,6 @@ Tensor tensor(const std::vector<double>& values, Options options) {
   return tensor(values, {static_cast<int64_t>(values.size())}, options);
 }
 
-Tensor scalar_tensor(Scalar value, Options options) { return finish(internal::scalar(value, options.dtype_), options); }
+Tensor scalar_tensor(Scalar value, Options options) { return finish_factory(internal::scalar(value, options.dtype_), options); }
 
 }  // namespace ember

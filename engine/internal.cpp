@@ -8,9 +8,13 @@
 namespace ember::internal {
 
 Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
-  for (int64_t s : sizes)
+  int64_t nbytes = element_size(dtype);
+  for (int64_t s : sizes) {
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
-  auto storage = std::make_shared<Storage>(product(sizes) * element_size(dtype), device,
+    EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes), "Storage size calculation overflowed with sizes=",
+                to_string(sizes));
+  }
+  auto storage = std::make_shared<Storage>(nbytes, device,
                                            /*tracks_version=*/!InferenceMode::is_enabled());
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
 }
@@ -88,6 +92,40 @@ DType result_type(const Tensor& a, Scalar b) {
   DType number = wrapped_number_dtype(b);
   if (category(number) > category(a.dtype())) return combine(a.dtype(), number);
   return a.dtype();
+}
+
+Tensor finish_factory(Tensor cpu, const Options& options) {
+  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
+  if (options.requires_grad_) {
+    EMBER_CHECK(out.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
+    out.requires_grad_();
+  }
+  return out;
+}
+
+void check_no_internal_overlap(const Tensor& written) {
+  for (int64_t d = 0; d < written.dim(); ++d)
+    EMBER_CHECK(!(written.stride(d) == 0 && written.size(d) > 1),
+                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+                "location. Please clone() the tensor before performing the operation.");
+}
+
+void check_no_partial_overlap(const Tensor& written, const Tensor& read) {
+  if (written.impl()->storage != read.impl()->storage || written.numel() == 0 || read.numel() == 0) return;
+  // The same elements in the same layout are fine (a += a); anything else sharing bytes is not.
+  const bool same_layout = written.storage_offset() == read.storage_offset() && written.sizes() == read.sizes() &&
+                           written.strides() == read.strides();
+  if (same_layout) return;
+  auto extent = [](const Tensor& t) {
+    int64_t last = t.storage_offset();
+    for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+    return std::pair<int64_t, int64_t>{t.storage_offset(), last};
+  };
+  const auto [w_first, w_last] = extent(written);
+  const auto [r_first, r_last] = extent(read);
+  EMBER_CHECK(w_last < r_first || r_last < w_first,
+              "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+              "memory location. Please clone() the tensor before performing the operation.");
 }
 
 void check_same_device(const Tensor& a, const Tensor& b) {

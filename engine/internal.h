@@ -26,6 +26,15 @@ DType compute_dtype(DType dtype);
 DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, Scalar b);
 
+// A factory's last step: move to the requested device, then require grad if asked (PyTorch's
+// "Only Tensors of floating point and complex dtype can require gradients" otherwise).
+Tensor finish_factory(Tensor cpu, const Options& options);
+
+// An in-place write must not hit one memory location twice (an expanded tensor) ...
+void check_no_internal_overlap(const Tensor& written);
+// ... nor read from memory it is writing unless it reads exactly the same elements.
+void check_no_partial_overlap(const Tensor& written, const Tensor& read);
+
 // "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
 void check_same_device(const Tensor& a, const Tensor& b);
 // Ops without a CUDA kernel yet say so instead of reading device memory from the CPU.

@@ -71,7 +71,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar 
   Tensor addend = internal::alias(self).expand({M, N});  // PyTorch's expand error for a bad self
   Tensor out = internal::new_empty({M, N}, mat1.dtype(), mat1.device());
   // A bias row (linear's case) goes to the kernel as a bias; any other addend is copied into out.
-  const bool bias_row = beta == 1 && alpha == 1 && self.dim() == 1 && self.is_contiguous() && mat1.size(1) > 0;
+  const bool bias_row = beta == 1 && alpha == 1 && self.dim() == 1 && self.size(0) == N && self.is_contiguous() &&
+                        mat1.size(1) > 0;
   if (!bias_row && beta != 0) kernels::copy(out, addend);
   run_gemm(as_batch(out), as_batch(mat1), as_batch(mat2), alpha, bias_row ? 0 : beta, bias_row ? self : Tensor());
   if (autograd::needs_grad({&self, &mat1, &mat2})) {

@@ -95,7 +95,6 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
   if (autograd::needs_grad({&input, &target})) {
     auto node = autograd::make_node(Op::MseLoss, {&input, &target});
     node->args.reduction = reduction;
-    node->args.input_sizes = {input.sizes(), target.sizes()};
     node->saved.emplace_back(input, false);
     node->saved.emplace_back(target, false);
     autograd::set_history(out, node);
@@ -135,7 +134,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
     node->args.reduction = reduction;
     node->args.ignore_index = ignore_index;
     node->args.sizes = log_probs.sizes();
-    node->args.index = counted;
+    node->args.target_count = counted;
     node->saved.emplace_back(target, false);
     autograd::set_history(out, node);
   }

@@ -2,6 +2,7 @@
 // promotion), broadcast the shapes, run the kernel in the compute dtype, cast back for 16-bit
 // floats, then record AddBackward0 if an input requires grad. In-place forms (`a += b`) run the
 // same kernel into `a` and bump its version counter.
+#include "autograd/inplace.h"
 #include "autograd/record.h"
 #include "internal.h"
 #include "kernels/copy.h"
@@ -33,6 +34,7 @@ void check_bool_subtraction(BinaryOp op, DType a, DType b) {
 // Computes a (op) b into a fresh tensor of dtype `result`, without autograd.
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
   internal::check_cpu(a, "binary op");
+  internal::check_cpu(b, "binary op");
   const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   const DType compute = internal::compute_dtype(result);
   Tensor out = internal::new_empty(shape, compute, a.device());
@@ -45,43 +47,54 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
   return internal::converted(out, result);
 }
 
-Op grad_op_of(BinaryOp op) {
+// The node of a binary op with a tensor, or with a number (its formula then has one input).
+Op grad_op_of(BinaryOp op, bool with_number) {
   switch (op) {
-    case BinaryOp::Add: return Op::Add;
-    case BinaryOp::Sub: return Op::Sub;
-    case BinaryOp::Mul: return Op::Mul;
-    case BinaryOp::Div: return Op::Div;
+    case BinaryOp::Add: return with_number ? Op::AddScalar : Op::Add;
+    case BinaryOp::Sub: return with_number ? Op::SubScalar : Op::Sub;
+    case BinaryOp::Mul: return with_number ? Op::MulScalar : Op::Mul;
+    case BinaryOp::Div: return with_number ? Op::DivScalar : Op::Div;
   }
   return Op::Add;
 }
 
-// Records the node of a binary op; Mul and Div save what their formulas read.
-void record_binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
-  auto node = autograd::make_node(grad_op_of(op), {&a, &b});
+void check_alpha(Scalar alpha, DType result) {
+  EMBER_CHECK(is_floating_point(result) || !alpha.is_floating_point(),
+              "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+// Records a (op) b. Mul and Div formulas read the operands' values: `a_value` is what the left
+// operand held (for an in-place op, a copy from before the update), undefined when no formula
+// reads it.
+std::shared_ptr<autograd::Node> binary_node(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha,
+                                            const Tensor& a_value) {
+  auto node = autograd::make_node(grad_op_of(op, false), {&a, &b});
   node->args.alpha = alpha;
   if (op == BinaryOp::Mul || op == BinaryOp::Div) {
-    node->saved.emplace_back(a, false);
+    node->saved.emplace_back(a_value, false);
     node->saved.emplace_back(b, false);
   }
-  autograd::set_history(out, node);
+  return node;
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
   internal::check_same_device(a, b);
   check_bool_subtraction(op, a.dtype(), b.dtype());
-  Tensor out = compute_binary(op, a, b, alpha, binary_result_dtype(op, internal::result_type(a, b)));
-  if (autograd::needs_grad({&a, &b})) record_binary(op, out, a, b, alpha);
+  const DType result = binary_result_dtype(op, internal::result_type(a, b));
+  check_alpha(alpha, result);
+  Tensor out = compute_binary(op, a, b, alpha, result);
+  if (autograd::needs_grad({&a, &b})) autograd::set_history(out, binary_node(op, a, b, alpha, a));
   return out;
 }
 
 // `a (op) number`: the number becomes a 0-dim tensor of a's compute dtype ("wrapped number").
-Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b, Op grad_op) {
+Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
   check_bool_subtraction(op, a.dtype(), b.kind());
   const DType result = binary_result_dtype(op, internal::result_type(a, b));
   Tensor number = internal::scalar(b, internal::compute_dtype(result));
   Tensor out = compute_binary(op, a, number, 1, result);
   if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op, {&a});
+    auto node = autograd::make_node(grad_op_of(op, true), {&a});
     node->args.alpha = b;
     autograd::set_history(out, node);
   }
@@ -95,50 +108,54 @@ void check_can_cast(DType result, DType self) {
               scalar_type_name(self));
 }
 
+// The checks every in-place write into `self` starts with.
+void check_writable(const Tensor& self, const Tensor& source) {
+  internal::check_cpu(self, "in-place op");
+  autograd::check_inplace(self);
+  internal::check_no_internal_overlap(self);
+  if (source.defined()) internal::check_no_partial_overlap(self, source);
+}
+
 // The in-place form: self = self (op) other, computed in self's dtype.
 Tensor& inplace_op(BinaryOp op, Tensor& self, const Tensor& other, Scalar alpha) {
   internal::check_same_device(self, other);
-  autograd::check_inplace(self);
+  check_writable(self, other);
   const DType result = binary_result_dtype(op, internal::result_type(self, other));
   check_can_cast(result, self.dtype());
+  check_alpha(alpha, result);
   const Dims shape = broadcast_shapes(self.sizes(), other.sizes());
   EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
               " doesn't match the broadcast shape ", to_string(shape));
   const bool recording = autograd::needs_grad({&self, &other});
-  // Mul/Div formulas need self's value from *before* the update.
-  Tensor original = recording && (op == BinaryOp::Mul || op == BinaryOp::Div) && other.requires_grad()
-                        ? internal::contiguous(self.clone().detach()) : Tensor();
+  // other's gradient under Mul/Div needs self's value from before the update: keep a copy.
+  Tensor self_before;
+  if (recording && (op == BinaryOp::Mul || op == BinaryOp::Div) && other.requires_grad()) {
+    self_before = internal::new_empty(self.sizes(), self.dtype());
+    kernels::copy(self_before, self);
+  }
   if (internal::compute_dtype(self.dtype()) == self.dtype() && self.dtype() == result) {
     kernels::binary(op, self, self, internal::broadcast_to(internal::converted(other, self.dtype()), shape), alpha);
   } else {
     kernels::copy(self, compute_binary(op, self, other, alpha, result));
   }
   std::shared_ptr<autograd::Node> node;
-  if (recording) {
-    node = autograd::make_node(grad_op_of(op), {&self, &other});
-    node->args.alpha = alpha;
-    if (op == BinaryOp::Mul || op == BinaryOp::Div) {
-      node->saved.emplace_back(original.defined() ? original : self, false);
-      node->saved.emplace_back(other, false);
-    }
-  }
+  // Saving self itself would make self's own grad_fn own self: alias it instead (x.mul_(x)).
+  if (recording) node = binary_node(op, self, other.is_same(self) ? internal::alias(other) : other, alpha, self_before);
   autograd::finish_inplace(self, node);
   return self;
 }
 
 Tensor& inplace_scalar_op(BinaryOp op, Tensor& self, Scalar other) {
-  Tensor number = internal::scalar(other, internal::compute_dtype(self.dtype()));
-  autograd::check_inplace(self);
+  check_writable(self, Tensor());
   check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
+  Tensor number = internal::scalar(other, internal::compute_dtype(self.dtype()));
   if (internal::compute_dtype(self.dtype()) == self.dtype())
     kernels::binary(op, self, self, internal::broadcast_to(number, self.sizes()), 1);
   else
     kernels::copy(self, compute_binary(op, self, number, 1, self.dtype()));
   std::shared_ptr<autograd::Node> node;
   if (autograd::needs_grad({&self})) {
-    const Op grad_op = op == BinaryOp::Add ? Op::AddScalar : op == BinaryOp::Sub ? Op::SubScalar
-                       : op == BinaryOp::Mul ? Op::MulScalar : Op::DivScalar;
-    node = autograd::make_node(grad_op, {&self});
+    node = autograd::make_node(grad_op_of(op, true), {&self});
     node->args.alpha = other;
   }
   autograd::finish_inplace(self, node);
@@ -157,7 +174,7 @@ Tensor unary_op(UnaryOp op, Op grad_op, const Tensor& a, double exponent = 0, bo
   out = internal::converted(out, result);
   if (autograd::needs_grad({&a})) {
     auto node = autograd::make_node(grad_op, {&a});
-    node->args.alpha = exponent;
+    node->args.exponent = exponent;
     // exp, sigmoid, tanh and sqrt differentiate through their output; the others through the input.
     const bool saves_output = op == UnaryOp::Exp || op == UnaryOp::Sigmoid || op == UnaryOp::Tanh ||
                               op == UnaryOp::Sqrt || op == UnaryOp::Relu;
@@ -188,10 +205,10 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return binary_op(Bi
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return binary_op(BinaryOp::Sub, a, b, alpha); }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Mul, a, b, 1); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Div, a, b, 1); }
-Tensor add(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Add, a, b, Op::AddScalar); }
-Tensor sub(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Sub, a, b, Op::SubScalar); }
-Tensor mul(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Mul, a, b, Op::MulScalar); }
-Tensor div(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Div, a, b, Op::DivScalar); }
+Tensor add(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Add, a, b); }
+Tensor sub(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Sub, a, b); }
+Tensor mul(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Mul, a, b); }
+Tensor div(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Div, a, b); }
 
 Tensor rsub(const Tensor& a, Scalar b) {
   const DType result = internal::result_type(a, b);
@@ -261,23 +278,22 @@ Tensor& Tensor::mul_(Scalar other) { return inplace_scalar_op(BinaryOp::Mul, *th
 Tensor& Tensor::div_(Scalar other) { return inplace_scalar_op(BinaryOp::Div, *this, other); }
 
 Tensor& Tensor::fill_(Scalar value) {
-  internal::check_cpu(*this, "fill_");
-  autograd::check_inplace(*this);
+  check_writable(*this, Tensor());
   kernels::fill(*this, value);
   autograd::finish_inplace(*this, autograd::needs_grad({this}) ? autograd::make_node(Op::Fill, {this}) : nullptr);
   return *this;
 }
 
 Tensor& Tensor::zero_() {
-  internal::check_cpu(*this, "zero_");
-  autograd::check_inplace(*this);
+  check_writable(*this, Tensor());
   kernels::fill(*this, 0);
   autograd::finish_inplace(*this, autograd::needs_grad({this}) ? autograd::make_node(Op::Zero, {this}) : nullptr);
   return *this;
 }
 
 Tensor& Tensor::copy_(const Tensor& src) {
-  autograd::check_inplace(*this);
+  if (src.device() == device()) check_writable(*this, src);
+  else autograd::check_inplace(*this);
   const Dims shape = broadcast_shapes(sizes(), src.sizes());
   EMBER_CHECK(shape == sizes(), "output with shape ", to_string(sizes()), " doesn't match the broadcast shape ",
               to_string(shape));

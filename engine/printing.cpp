@@ -76,8 +76,6 @@ struct Formatter {
       hi = std::max(hi, v);
       if (v != std::ceil(v)) int_mode = false;
     }
-    for (double v : values)
-      if (std::isfinite(v) && v != 0 && v != std::ceil(v)) int_mode = false;
     if (int_mode) {
       sci_mode = hi / lo > 1000. || hi > 1.e8;
     } else {
@@ -176,6 +174,7 @@ std::string list_str(const Tensor& t) {
 }  // namespace
 
 std::string Tensor::str() const {
+  if (!defined()) return "[ Tensor (undefined) ]";  // libtorch's text
   const std::string prefix = "tensor(";
   const int indent = static_cast<int>(prefix.size());
   Tensor plain = internal::alias(device().is_cpu() ? *this : to(kCPU));

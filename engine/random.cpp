@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "autograd/inplace.h"
 #include "autograd/record.h"
 #include "cuda_backend.h"
 #include "internal.h"
@@ -41,14 +42,6 @@ void check_dtype_supported(bool supported, const char* kernel_name, DType dtype)
   EMBER_CHECK(supported, "\"", kernel_name, "\" not implemented for '", scalar_type_name(dtype), "'");
 }
 
-// Writing one random number into each element needs each element to be its own memory.
-void check_no_internal_overlap(const Tensor& self) {
-  for (int64_t d = 0; d < self.dim(); ++d)
-    EMBER_CHECK(!(self.stride(d) == 0 && self.size(d) > 1),
-                "unsupported operation: more than one element of the written-to tensor refers to a single memory "
-                "location. Please clone() the tensor before performing the operation.");
-}
-
 // Runs `fill` (a kernel writing CPU elements) on self. A CUDA tensor is filled through a CPU
 // tensor that is copied over afterwards: its numbers are the CPU generator's, unlike PyTorch,
 // whose CUDA tensors draw from the CUDA generator (Philox), a different stream.
@@ -72,16 +65,6 @@ void fill_on_cpu(const Tensor& self, Fill&& fill) {
 void finish_sampling(Tensor& self) {
   autograd::finish_inplace(self, autograd::needs_grad({&self}) ? autograd::make_node(autograd::Op::Zero, {&self})
                                                                : nullptr);
-}
-
-// A factory's result: moved to the requested device, then made to require grad if asked.
-Tensor finish_factory(Tensor cpu, const Options& options) {
-  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
-  if (options.requires_grad_) {
-    EMBER_CHECK(out.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
-    out.requires_grad_();
-  }
-  return out;
 }
 
 // ---- random_'s bounds for floating dtypes (PyTorch's update_from / update_to) ----
@@ -155,7 +138,7 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* generator) {
   EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   EMBER_CHECK(to - from <= largest, "uniform_ expects to-from <= std::numeric_limits<", scalar_type_name(self.dtype()),
               ">::max(), but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
-  check_no_internal_overlap(self);
+  internal::check_no_internal_overlap(self);
   fill_on_cpu(self, [&](const Tensor& t) { kernels::uniform_fill(t, from, to, generator_or_default(generator)); });
   finish_sampling(self);
   return self;
@@ -165,7 +148,7 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
   autograd::check_inplace(self);
   EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
   check_dtype_supported(self.is_floating_point(), "normal_kernel_cpu", self.dtype());
-  check_no_internal_overlap(self);
+  internal::check_no_internal_overlap(self);
   fill_on_cpu(self, [&](const Tensor& t) { kernels::normal_fill(t, mean, std, generator_or_default(generator)); });
   finish_sampling(self);
   return self;
@@ -174,7 +157,7 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
 Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
   autograd::check_inplace(self);
   EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  check_no_internal_overlap(self);
+  internal::check_no_internal_overlap(self);
   check_dtype_supported(self.dtype() != kFloat16, "bernoulli_scalar_cpu_", self.dtype());
   fill_on_cpu(self, [&](const Tensor& t) { kernels::bernoulli_fill(t, p, generator_or_default(generator)); });
   finish_sampling(self);
@@ -183,7 +166,7 @@ Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
 
 Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
   autograd::check_inplace(self);
-  check_no_internal_overlap(self);
+  internal::check_no_internal_overlap(self);
   EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
   if (self.is_floating_point()) {
     kernels::visit_dtype(self.dtype(), [&](auto tag) {
@@ -215,19 +198,19 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
 Tensor rand(const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.dtype_);
   uniform_(out, 0, 1, generator);
-  return finish_factory(out, options);
+  return internal::finish_factory(out, options);
 }
 
 Tensor randn(const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.dtype_);
   normal_(out, 0, 1, generator);
-  return finish_factory(out, options);
+  return internal::finish_factory(out, options);
 }
 
 Tensor randint(int64_t low, int64_t high, const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.has_dtype ? options.dtype_ : kInt64);
   random_(out, low, high, generator);
-  return finish_factory(out, options);
+  return internal::finish_factory(out, options);
 }
 
 Tensor randint(int64_t high, const Dims& sizes, Options options, Generator* generator) {
@@ -242,7 +225,7 @@ Tensor randperm(int64_t n, Options options, Generator* generator) {
   EMBER_CHECK(dtype != kFloat64 || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
   check_dtype_supported(dtype != kBool, "randperm", dtype);
   kernels::randperm_fill(out, generator_or_default(generator));
-  return finish_factory(out, options);
+  return internal::finish_factory(out, options);
 }
 
 Tensor bernoulli(const Tensor& probabilities, Generator* generator) {

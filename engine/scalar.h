@@ -18,7 +18,13 @@ class Scalar {
   Scalar(I v) : value_(static_cast<double>(v)), integer_(static_cast<int64_t>(v)), kind_(DType::Int64) {}
 
   double to_double() const { return value_; }
-  int64_t to_int() const { return kind_ == DType::Float64 ? static_cast<int64_t>(value_) : integer_; }
+  // A floating number converts like a float-to-int64 tensor cast (truncation; NaN and values
+  // out of range give INT64_MIN, as x86 does) instead of undefined behaviour.
+  int64_t to_int() const {
+    if (kind_ != DType::Float64) return integer_;
+    return value_ >= -9.2233720368547758e18 && value_ < 9.2233720368547758e18 ? static_cast<int64_t>(value_)
+                                                                                 : INT64_MIN;
+  }
   bool is_floating_point() const { return kind_ == DType::Float64; }
   bool is_integral() const { return kind_ == DType::Int64; }
   bool is_bool() const { return kind_ == DType::Bool; }

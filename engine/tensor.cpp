@@ -14,8 +14,18 @@ namespace ember {
 
 using autograd::Op;
 
-int64_t Tensor::size(int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[wrap_dim(d, dim())]; }
+int64_t Tensor::size(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  return sizes()[wrap_dim(d, dim())];
+}
+int64_t Tensor::stride(int64_t d) const {
+  EMBER_CHECK(dim() > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  return strides()[wrap_dim(d, dim())];
+}
+
+void Tensor::throw_undefined() {
+  throw Error("ember: this Tensor is undefined (default-constructed, or the .grad() of a tensor before backward)");
+}
 
 void Tensor::check_dtype(DType expected) const {
   EMBER_CHECK(dtype() == expected, "expected scalar type ", scalar_type_name(expected), " but found ",
@@ -76,9 +86,7 @@ Tensor Tensor::to(DType target) const {
   internal::check_cpu(*this, "to");
   Tensor out = internal::converted(*this, target);
   if (autograd::needs_grad({this})) {
-    auto node = autograd::make_node(Op::ToDtype, {this});
-    node->args.dtype = dtype();
-    autograd::set_history(out, node);
+    autograd::set_history(out, autograd::make_node(Op::ToDtype, {this}));  // the engine casts the gradient back
   }
   return out;
 }

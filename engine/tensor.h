@@ -56,17 +56,17 @@ class Tensor {
   bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
 
   // ---- layout ----
-  const Dims& sizes() const { return impl_->sizes; }
-  const Dims& strides() const { return impl_->strides; }
+  const Dims& sizes() const { return checked().sizes; }
+  const Dims& strides() const { return checked().strides; }
   int64_t size(int64_t dim) const;
   int64_t stride(int64_t dim) const;
-  int64_t dim() const { return impl_->sizes.size(); }
-  int64_t numel() const { return impl_->numel; }
-  DType dtype() const { return impl_->dtype; }
-  Device device() const { return impl_->device(); }
-  int64_t storage_offset() const { return impl_->storage_offset; }
+  int64_t dim() const { return checked().sizes.size(); }
+  int64_t numel() const { return checked().numel; }
+  DType dtype() const { return checked().dtype; }
+  Device device() const { return checked().device(); }
+  int64_t storage_offset() const { return checked().storage_offset; }
   int64_t element_size() const { return ember::element_size(dtype()); }
-  bool is_contiguous() const { return impl_->is_contiguous; }
+  bool is_contiguous() const { return checked().is_contiguous; }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
 
   // ---- data access ----
@@ -74,9 +74,9 @@ class Tensor {
   template <typename T>
   T* data_ptr() const {
     check_dtype(dtype_of<T>());
-    return reinterpret_cast<T*>(impl_->data());
+    return reinterpret_cast<T*>(checked().data());
   }
-  void* raw_data() const { return impl_->data(); }
+  void* raw_data() const { return checked().data(); }
   template <typename T>
   T item() const;  // one element, converted to T
   template <typename T>
@@ -91,8 +91,12 @@ class Tensor {
   bool is_leaf() const;
   void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
   Tensor detach() const;
-  bool is_inference() const { return impl_->is_inference(); }
-  uint32_t _version() const { return impl_->storage->version_counter.current(); }
+  // Replaces what this tensor holds (storage, layout, dtype) while it stays the same tensor, with
+  // the same autograd identity: PyTorch's `param.data = new_data`, which Module::to uses so that
+  // an optimizer holding the parameter keeps working. The tensor takes new_data's version counter.
+  void set_data(const Tensor& new_data) const;
+  bool is_inference() const { return checked().is_inference(); }
+  uint32_t _version() const { return checked().storage->version_counter.current(); }
 
   // ---- views (share storage and version counter) ----
   Tensor view(const Dims& sizes) const;
@@ -163,6 +167,12 @@ class Tensor {
 
  private:
   void check_dtype(DType expected) const;
+  // The impl, or an error for an undefined tensor (one never assigned, or a .grad() before backward).
+  const TensorImpl& checked() const {
+    if (!impl_) [[unlikely]] throw_undefined();
+    return *impl_;
+  }
+  [[noreturn]] static void throw_undefined();
   std::shared_ptr<TensorImpl> impl_;
 };
 

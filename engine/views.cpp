@@ -3,6 +3,7 @@
 // gradient back onto its input (formulas.cpp), and remembers its base for the in-place rules.
 #include <algorithm>
 
+#include "autograd/inplace.h"
 #include "autograd/record.h"
 #include "ops.h"
 #include "shape_rules.h"
@@ -18,15 +19,13 @@ template <typename FillArgs>
 Tensor make_view(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset, Op op,
                  FillArgs&& fill_args) {
   Tensor view(std::make_shared<TensorImpl>(self.impl()->storage, sizes, strides, offset, self.dtype()));
-  if (self.impl()->autograd_meta) {
-    if (autograd::needs_grad({&self})) {
-      auto node = autograd::make_node(op, {&self});
-      node->args.sizes = self.sizes();
-      fill_args(node->args);
-      autograd::set_history(view, node);
-    }
-    autograd::record_view(view, self);
+  if (autograd::needs_grad({&self})) {
+    auto node = autograd::make_node(op, {&self});
+    node->args.sizes = self.sizes();
+    fill_args(node->args);
+    autograd::set_history(view, node);
   }
+  autograd::record_view(view, self);
   return view;
 }
 
@@ -110,8 +109,8 @@ Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) con
   return make_view(*this, new_sizes, new_strides, storage_offset() + start * stride(d), Op::Slice,
                    [&](autograd::NodeArgs& args) {
                      args.dim = d;
-                     args.index = start;
-                     args.offset = end;
+                     args.start = start;
+                     args.end = end;
                      args.step = step;
                    });
 }

@@ -5,6 +5,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
+#include "copy.h"
 #include "loops.h"
 #include "visit_dtype.h"
 
@@ -90,7 +91,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
       if (op == UnaryOp::Neg) for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
       else if (op == UnaryOp::Relu) for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
       else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent))
-        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<int64_t>(std::pow(static_cast<double>(x[i]), exponent));
+        for (int64_t i = 0; i < n; ++i) y[i] = convert<int64_t>(std::pow(static_cast<double>(x[i]), exponent));
       else throw Error("ember: this unary op needs a floating-point input");
       return;
     }

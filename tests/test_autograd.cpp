@@ -313,3 +313,63 @@ TEST_CASE("plain SGD (no momentum, no weight decay) takes PyTorch's step", "[aut
     CHECK(fixture::compare(b2, step["params"]["b2"]) == "");
   }
 }
+
+TEST_CASE("two leaves fed the same gradient get separate .grad tensors", "[autograd]") {
+  Tensor a = leaf({1, 2}, {2}), b = leaf({3, 4}, {2});
+  (a + b).sum().backward();
+  CHECK_FALSE(a.grad().is_same(b.grad()));
+  CHECK(a.grad().raw_data() != b.grad().raw_data());
+  (a * 3).sum().backward();
+  CHECK(a.grad().tolist_str() == "[4.0, 4.0]");
+  CHECK(b.grad().tolist_str() == "[1.0, 1.0]");
+}
+
+TEST_CASE("an in-place op whose node would save its own tensor leaves no reference cycle", "[autograd][memory]") {
+  const int64_t start = memory_allocated();
+  {
+    Tensor x = leaf({1, 2}, {2});
+    Tensor c = tensor({3, 4});
+    for (int i = 0; i < 3; ++i) {
+      Tensor y = x * 2;
+      y.mul_(c);  // c needs no gradient: self's old value is not saved
+      y.div_(y);  // self with itself: saved as a plain alias
+    }
+  }
+  CHECK(memory_allocated() == start);
+}
+
+TEST_CASE("writing into a slice of a buffer that needs no grad makes the buffer part of the graph", "[autograd][views]") {
+  Tensor w = leaf({5, 6}, {2});
+  Tensor buffer = zeros({4});
+  buffer.narrow(0, 1, 2).add_(w);
+  CHECK(buffer.grad_fn()->name() == "CopySlices");
+  (buffer * tensor({1, 10, 100, 1000})).sum().backward();
+  CHECK(w.grad().tolist_str() == "[10.0, 100.0]");
+}
+
+TEST_CASE("a sibling view sees an in-place change made through another view", "[autograd][views]") {
+  Tensor x = leaf({1, 2, 3, 4}, {2, 2});
+  Tensor w = leaf({2, 2}, {2});
+  Tensor y = x * 1;
+  Tensor first = y[0], again = y[0];
+  first.mul_(w);
+  CHECK(again.grad_fn()->name() == "AsStridedBackward0");  // rebuilt: its old SelectBackward0 was stale
+  again.sum().backward();
+  CHECK(w.grad().tolist_str() == "[1.0, 2.0]");
+  CHECK(x.grad().tolist_str() == "[[2.0, 2.0], [0.0, 0.0]]");
+}
+
+TEST_CASE("Module::to and set_data keep tensor identity; undefined tensors raise instead of crashing", "[autograd]") {
+  Tensor undefined;
+  CHECK(undefined.str() == "[ Tensor (undefined) ]");
+  const char* message = "ember: this Tensor is undefined (default-constructed, or the .grad() of a tensor before backward)";
+  CHECK_THROWS_WITH(undefined.sizes(), message);
+  CHECK_THROWS_WITH(mm(ones({2, 2}), undefined), message);
+  CHECK_THROWS_WITH(leaf({1}, {1}).grad().sum(), message);
+  Tensor w = leaf({1, 2}, {2});
+  w.set_data(tensor({7, 8, 9}, kFloat64));
+  CHECK(w.requires_grad());
+  CHECK(w.tolist_str() == "[7.0, 8.0, 9.0]");
+  CHECK_THROWS_WITH(w.set_data(ones({2}, kInt64)),
+                    "data set to a tensor that requires gradients must be floating point or complex dtype");
+}

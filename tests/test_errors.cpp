@@ -137,3 +137,30 @@ TEST_CASE("type errors of element-wise ops", "[errors]") {
   CHECK_THROWS_WITH(counts += 0.5, "result type Float can't be cast to the desired output type Long");
   CHECK_THROWS_WITH(r({2}).data_ptr<double>(), "expected scalar type Double but found Float");
 }
+
+TEST_CASE("in-place writes that overlap themselves are refused, as in PyTorch", "[errors]") {
+  Tensor t = r({3, 3});
+  CHECK_THROWS_WITH(t.add_(t.t()), "unsupported operation: some elements of the input tensor and the written-to tensor "
+                                   "refer to a single memory location. Please clone() the tensor before performing "
+                                   "the operation.");
+  CHECK_THROWS_WITH(t.narrow(0, 1, 2).copy_(t.narrow(0, 0, 2)),
+                    "unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+                    "single memory location. Please clone() the tensor before performing the operation.");
+  CHECK_THROWS_WITH(r({1}).expand({3}).add_(1), "unsupported operation: more than one element of the written-to "
+                                                "tensor refers to a single memory location. Please clone() the "
+                                                "tensor before performing the operation.");
+  t.add_(t);  // exactly the same elements: fine
+  CHECK(t.sum().item<float>() == 18.0f);
+}
+
+TEST_CASE("size and overflow errors", "[errors]") {
+  CHECK_THROWS_WITH(r({}).size(0), "dimension specified as 0 but tensor has no dimensions");
+  CHECK_THROWS_WITH(zeros({int64_t{1} << 62}), "Storage size calculation overflowed with sizes=[4611686018427387904]");
+  CHECK_THROWS_WITH(add(r({2}, kInt64), r({2}, kInt64), 0.5),
+                    "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+TEST_CASE("a one-element bias broadcasts in linear and addmm", "[errors]") {
+  Tensor out = linear(r({2, 3}), r({4, 3}), full({1}, 10));
+  CHECK(out.tolist_str() == "[[13.0, 13.0, 13.0, 13.0], [13.0, 13.0, 13.0, 13.0]]");
+}

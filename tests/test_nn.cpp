@@ -81,13 +81,27 @@ TEST_CASE("Dropout zeroes and rescales in training and is the identity in evalua
   CHECK_THROWS_WITH(nn::Dropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
 }
 
-TEST_CASE("zero_grad clears every parameter's gradient", "[nn]") {
+TEST_CASE("zero_grad zeroes every parameter's gradient in place, or drops it with set_to_none", "[nn]") {
   nn::Linear lin(3, 2);
   lin(ones({4, 3})).sum().backward();
-  CHECK(lin.weight().grad().defined());
+  Tensor weight_grad = lin.weight().grad();
   lin.zero_grad();
+  CHECK(lin.weight().grad().is_same(weight_grad));
+  CHECK(lin.weight().grad().tolist_str() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]");
+  lin.zero_grad(/*set_to_none=*/true);
   CHECK_FALSE(lin.weight().grad().defined());
   CHECK_FALSE(lin.bias().grad().defined());
+}
+
+TEST_CASE("Module::to keeps each parameter the same tensor, so an optimizer built before still updates it", "[nn]") {
+  nn::Linear lin(2, 1);
+  optim::SGD sgd(lin.parameters(), {.lr = 0.5});
+  lin.to(kFloat64);
+  Tensor before = lin.weight().detach().clone();
+  lin(ones({1, 2}, kFloat64)).sum().backward();
+  sgd.step();
+  CHECK(allclose(lin.weight(), before - 0.5));
+  CHECK(lin.weight().dtype() == kFloat64);
 }
 
 TEST_CASE("Linear's weight is [out, in] and its forward is addmm for 2-d input", "[nn]") {

@@ -4,6 +4,7 @@
 // keeps the whole graph (and every tensor it saved) alive, which is the chapter's memory leak.
 #pragma once
 #include <memory>
+#include <mutex>
 
 #include "tensor.h"
 
@@ -21,10 +22,15 @@ struct AutogradMeta {
   uint32_t output_nr = 0;                // which output of grad_fn this tensor is
   std::weak_ptr<Node> grad_accumulator;  // leaves: the AccumulateGrad node, while a graph uses it
 
-  // Views of tensors that require grad remember their base and how they were made.
+  // Views remember their base and how they were made. `view_version` is the shared version
+  // counter's value when grad_fn was last set: an in-place change through the base or a sibling
+  // view since then makes grad_fn stale, and it is rebuilt as an as_strided view of the base.
   bool is_view = false;
   Tensor view_base;
   CreationMeta creation_meta = CreationMeta::Default;
+  uint32_t view_version = 0;
+
+  std::mutex mutex;  // guards grad and grad_accumulator when threads share a leaf
 };
 
 }  // namespace ember::autograd

@@ -6,6 +6,7 @@
 //    which are summed into the buffers of the next nodes. AccumulateGrad nodes add into `.grad`.
 #include "engine.h"
 
+#include <mutex>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -35,15 +36,17 @@ std::unordered_map<Node*, int> count_dependencies(Node* root) {
   return dependencies;
 }
 
-void accumulate_grad(const Node& node, const Tensor& new_grad) {
+void accumulate_grad(const Node& node, Tensor new_grad) {
   if (!new_grad.defined()) return;
   Tensor leaf(node.leaf);
+  std::lock_guard<std::mutex> lock(leaf.impl()->autograd_meta->mutex);
   Tensor& grad = leaf.mutable_grad();
   if (!grad.defined()) {
-    // Keep the incoming gradient when nothing else shares it, otherwise store a private copy.
-    const bool shared = new_grad.impl()->storage.use_count() > 1 || !new_grad.is_contiguous() ||
-                        new_grad.impl()->autograd_meta != nullptr;
-    grad = shared ? new_grad.clone() : new_grad;
+    // Keep the incoming gradient only when nothing else refers to it (PyTorch steals it in that
+    // case); a formula may hand one tensor to several inputs, e.g. add's {g, g}.
+    const bool sole_owner = new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage.use_count() == 1 &&
+                            new_grad.is_contiguous();
+    grad = sole_owner ? new_grad : new_grad.clone();
   } else {
     grad.add_(new_grad);
   }
@@ -80,7 +83,7 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
     buffers.erase(node.get());
     grad_outputs.resize(node->num_outputs);
     if (node->op == Op::AccumulateGrad) {
-      accumulate_grad(*node, match_input(grad_outputs[0], node->inputs[0], *node));
+      accumulate_grad(*node, match_input(std::move(grad_outputs[0]), node->inputs[0], *node));
       continue;
     }
     std::vector<Tensor> grad_inputs = apply_formula(*node, grad_outputs);
@@ -88,12 +91,12 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& edge = node->next_edges[i];
       if (!edge.node) continue;
-      Tensor grad = i < grad_inputs.size() ? match_input(grad_inputs[i], node->inputs[i], *node) : Tensor();
+      Tensor grad = i < grad_inputs.size() ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node) : Tensor();
       if (grad.defined()) {
         std::vector<Tensor>& buffer = buffers[edge.node.get()];
         buffer.resize(edge.node->num_outputs);
         Tensor& slot = buffer[edge.input_nr];
-        slot = slot.defined() ? slot + grad : grad;
+        slot = slot.defined() ? slot + grad : std::move(grad);
       }
       if (--dependencies[edge.node.get()] == 0) ready.push(edge.node);
     }

@@ -53,7 +53,7 @@ Tensor nll_loss_backward(const Node& node, const Tensor& g) {
   const int64_t classes = sizes.back(), batch = sizes.size() == 2 ? sizes[0] : 1;
   const std::vector<int64_t> targets = target.to_vector<int64_t>();
   const std::vector<double> upstream = g.to_vector<double>();
-  const double scale = node.args.reduction == Reduction::Mean ? 1.0 / static_cast<double>(node.args.index) : 1.0;
+  const double scale = node.args.reduction == Reduction::Mean ? 1.0 / static_cast<double>(node.args.target_count) : 1.0;
   std::vector<double> out(product(sizes), 0.0);
   for (int64_t i = 0; i < batch; ++i) {
     if (targets[i] == node.args.ignore_index) continue;
@@ -75,15 +75,38 @@ std::vector<Tensor> layer_norm_backward(const Node& node, const Tensor& g) {
   return {dx.reshape(x.sizes()), (g2 * x_hat).sum({0}).reshape(node.args.sizes), g2.sum({0}).reshape(node.args.sizes)};
 }
 
+// A zero buffer covering both layouts, so a view's region and its base can be addressed in the
+// same storage coordinates whatever the base's own strides are.
+Tensor storage_buffer(const Geometry& a, const Geometry& b, DType dtype) {
+  auto last = [](const Geometry& g) {
+    int64_t index = g.offset;
+    for (int64_t d = 0; d < g.sizes.size(); ++d) index += std::max<int64_t>(g.sizes[d] - 1, 0) * g.strides[d];
+    return index;
+  };
+  return zeros({std::max(last(a), last(b)) + 1}, dtype);
+}
+
+Tensor strided(const Tensor& buffer, const Geometry& g) { return as_strided(buffer, g.sizes, g.strides, g.offset); }
+
+// The gradient of a view taken by layout alone: g placed in the view's region of a zero base.
+Tensor as_strided_backward(const Node& node, const Tensor& g) {
+  Tensor buffer = storage_buffer(node.args.view, node.args.base, g.dtype());
+  strided(buffer, node.args.view).copy_(g);
+  return strided(buffer, node.args.base).clone();
+}
+
+// In-place op on a view: the base's gradient passes through unchanged except in the view's
+// region, where the in-place op's own formula applies.
 std::vector<Tensor> copy_slices_backward(const Node& node, const Tensor& g) {
-  Tensor grad_base = g.clone();
-  Tensor region = as_strided(grad_base, node.args.sizes, node.args.strides, node.args.offset);
+  Tensor buffer = storage_buffer(node.args.view, node.args.base, g.dtype());
+  strided(buffer, node.args.base).copy_(g);
+  Tensor region = strided(buffer, node.args.view);
   const Node& inner = *node.inner;
   std::vector<Tensor> inner_grads = apply_formula(inner, {region.clone()});
   for (size_t i = 0; i < inner_grads.size(); ++i) inner_grads[i] = match_input(inner_grads[i], inner.inputs[i], inner);
   if (inner_grads[0].defined()) region.copy_(inner_grads[0]);
   else region.zero_();
-  std::vector<Tensor> result{grad_base};
+  std::vector<Tensor> result{strided(buffer, node.args.base).clone()};
   result.insert(result.end(), inner_grads.begin() + 1, inner_grads.end());
   return result;
 }
@@ -117,7 +140,7 @@ std::vector<Tensor> apply_formula(const Node& node, const std::vector<Tensor>& g
     case Op::Log: return {g / saved(0)};                       // d log(x) = 1/x
     case Op::Sqrt: return {g / (saved(0) * 2)};                // d sqrt(x) = 1/(2 sqrt(x))
     case Op::PowScalar: {                                      // d x^e = e x^(e-1)
-      const double e = args.alpha.to_double();
+      const double e = args.exponent;
       if (e == 0) return {zeros_of(g.sizes(), dtype)};
       return {g * saved(0).pow(e - 1) * e};
     }
@@ -212,14 +235,10 @@ std::vector<Tensor> apply_formula(const Node& node, const std::vector<Tensor>& g
     }
     case Op::Slice: {
       Tensor grad_input = zeros_of(args.sizes, dtype);
-      grad_input.slice(args.dim, args.index, args.offset, args.step).copy_(g);
+      grad_input.slice(args.dim, args.start, args.end, args.step).copy_(g);
       return {grad_input};
     }
-    case Op::AsStrided: {  // the view's region of a (contiguous) base
-      Tensor grad_input = zeros_of(node.inputs[0].sizes, dtype);
-      as_strided(grad_input, args.sizes, args.strides, args.offset).copy_(g);
-      return {grad_input};
-    }
+    case Op::AsStrided: return {as_strided_backward(node, g)};
     case Op::AccumulateGrad: break;  // handled by the engine
   }
   throw Error(str_cat("ember: no derivative formula for ", node.name()));

@@ -35,25 +35,34 @@ struct Edge {
   uint32_t input_nr = 0;
 };
 
-// Plain arguments a formula needs besides saved tensors (which fields mean what is per op;
-// formulas.cpp is the one reader).
-struct NodeArgs {
-  Scalar alpha = 1.0;
-  Scalar beta = 1.0;
-  int64_t dim = 0;
-  int64_t index = 0;
-  int64_t step = 1;
-  bool keepdim = false;
-  Dims dims;
-  Dims sizes;                     // e.g. the input's sizes for sum / expand / view
+// A layout in storage elements: what as_strided takes.
+struct Geometry {
+  Dims sizes;
   Dims strides;
   int64_t offset = 0;
-  double eps = 0;
-  Reduction reduction = Reduction::Mean;
-  int64_t ignore_index = -100;
-  DType dtype = kFloat32;         // the input dtype for casts
-  Device device;                  // the input device for moves
-  std::vector<Dims> input_sizes;  // per input, for cat's split of the gradient
+};
+
+// Plain arguments a formula needs besides saved tensors; each op sets only the fields it uses
+// (formulas.cpp is the one reader).
+struct NodeArgs {
+  Scalar alpha = 1.0;      // add/sub/addmm alpha; the number of a tensor-scalar mul/div
+  Scalar beta = 1.0;       // addmm
+  double exponent = 0;     // pow
+  int64_t dim = 0;         // the dimension of select, slice, softmax, max, cat, stack
+  int64_t index = 0;       // select
+  int64_t start = 0;       // slice
+  int64_t end = 0;         // slice
+  int64_t step = 1;        // slice
+  bool keepdim = false;    // reductions
+  Dims dims;               // reduced dims; transpose's two dims; permute's order
+  Dims sizes;              // the input's sizes (reductions, expand, views, nll_loss)
+  Geometry view;           // as_strided / CopySlices: the view's layout in its base's storage
+  Geometry base;           // ... and the base's own layout
+  Reduction reduction = Reduction::Mean;  // losses
+  int64_t ignore_index = -100;            // nll_loss
+  int64_t target_count = 0;               // nll_loss: targets not ignored (the mean's divisor)
+  Device device;                          // to(device): where the input was
+  std::vector<Dims> input_sizes;          // cat: each input's sizes, to split the gradient
 };
 
 // What backward needs to know about each input to hand it a gradient of the right kind: the

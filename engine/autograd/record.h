@@ -1,6 +1,7 @@
 // The autograd layer of an op call: decide whether to record, create the node with edges to the
 // inputs' gradient receivers, and attach the node to the outputs. Ops call these right after
-// their kernel ran; formulas.cpp says what the node does in backward.
+// their kernel ran; formulas.cpp says what the node does in backward. PyTorch's extra rules for
+// views and in-place ops are in inplace.h.
 #pragma once
 #include <initializer_list>
 #include <memory>
@@ -20,15 +21,13 @@ std::shared_ptr<Node> make_node(Op op, const std::vector<Tensor>& inputs);
 // Makes `output` a non-leaf result of `node` (output slot `output_nr`).
 void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
 
-// For a view op: records the view relation (base, creation mode) the in-place rules need.
-void record_view(const Tensor& view, const Tensor& base);
-
-// Checks PyTorch's rules before an in-place op writes into `self` (leaf, views, inference).
-void check_inplace(const Tensor& self);
-// After an in-place op: bump the version and, when recording, make `node` self's new grad_fn.
-void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node);
+// t's grad_fn, rebuilt first if t is a view whose base changed in place since it was set.
+std::shared_ptr<Node> current_grad_fn(const Tensor& t);
 
 // The receiver of a gradient for `t`: its grad_fn, or its leaf's AccumulateGrad node.
 Edge gradient_edge(const Tensor& t);
+
+// A node mapping a gradient of `view` (a view of `base` by layout) back onto `base`.
+std::shared_ptr<Node> as_strided_node(const Tensor& view, const Tensor& base);
 
 }  // namespace ember::autograd

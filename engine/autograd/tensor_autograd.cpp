@@ -5,11 +5,12 @@
 #include "inference_mode.h"
 #include "internal.h"
 #include "node.h"
+#include "record.h"
 
 namespace ember {
 
 bool Tensor::requires_grad() const {
-  const autograd::AutogradMeta* meta = impl_->autograd_meta.get();
+  const autograd::AutogradMeta* meta = checked().autograd_meta.get();
   if (!meta) return false;
   if (meta->requires_grad || meta->grad_fn) return true;
   // A view made under no_grad of a tensor that requires grad still requires grad, as in PyTorch.
@@ -27,6 +28,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
                                "var_no_grad = var.detach().");
     return *this;
   }
+  checked();
   auto& meta = impl_->autograd_meta;
   if (!meta) {
     if (!requires_grad) return *this;
@@ -37,24 +39,40 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 }
 
 Tensor Tensor::grad() const {
-  const autograd::AutogradMeta* meta = impl_->autograd_meta.get();
+  const autograd::AutogradMeta* meta = checked().autograd_meta.get();
   return meta ? meta->grad : Tensor();
 }
 
 Tensor& Tensor::mutable_grad() const {
+  checked();
   auto& meta = impl_->autograd_meta;
   if (!meta) meta = std::make_unique<autograd::AutogradMeta>();
   return meta->grad;
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  const autograd::AutogradMeta* meta = impl_->autograd_meta.get();
-  return meta ? meta->grad_fn : nullptr;
+  checked();
+  return autograd::current_grad_fn(*this);
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 Tensor Tensor::detach() const { return internal::alias(*this); }
+
+void Tensor::set_data(const Tensor& new_data) const {
+  TensorImpl& impl = *impl_;
+  const TensorImpl& source = new_data.checked();
+  checked();
+  EMBER_CHECK(!requires_grad() || new_data.is_floating_point(),
+              "data set to a tensor that requires gradients must be floating point or complex dtype");
+  impl.storage = source.storage;
+  impl.sizes = source.sizes;
+  impl.strides = source.strides;
+  impl.storage_offset = source.storage_offset;
+  impl.dtype = source.dtype;
+  impl.numel = source.numel;
+  impl.is_contiguous = source.is_contiguous;
+}
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
   EMBER_CHECK(requires_grad(), "element 0 of tensors does not require grad and does not have a grad_fn");

@@ -1,6 +1,8 @@
 // Module's registry walks: everything recursive goes through the registered children only.
 #include "module.h"
 
+#include "grad_mode.h"
+
 namespace ember::nn {
 
 Tensor Parameter(const Tensor& data) {
@@ -47,31 +49,44 @@ Module& Module::train(bool on) {
 
 template <typename Visit>
 void Module::for_each_tensor(Visit&& visit) {
-  for (auto& [name, tensor] : parameters_) visit(tensor, true);
-  for (auto& [name, tensor] : buffers_) visit(tensor, false);
+  for (auto& [name, tensor] : parameters_)
+    if (tensor.defined()) visit(tensor);
+  for (auto& [name, tensor] : buffers_)
+    if (tensor.defined()) visit(tensor);
   for (auto& [name, child] : children_) child->for_each_tensor(visit);
 }
 
+// Converts t (and its .grad) in place, keeping t the same tensor, as PyTorch's Module._apply does
+// with `param.data = fn(param)`: optimizers built before the move keep working.
+template <typename Convert>
+void convert_in_place(const Tensor& t, Convert&& convert) {
+  NoGradGuard no_grad;
+  t.set_data(convert(t.detach()));
+  if (t.grad().defined()) t.grad().set_data(convert(t.grad()));
+}
+
 Module& Module::to(Device device) {
-  for_each_tensor([&](Tensor& t, bool is_parameter) {
-    if (!t.defined()) return;
-    Tensor moved = t.detach().to(device);
-    t = is_parameter ? Parameter(moved) : moved;
+  for_each_tensor([&](Tensor& t) {
+    if (t.device() != device) convert_in_place(t, [&](const Tensor& data) { return data.to(device); });
   });
   return *this;
 }
 
 Module& Module::to(DType dtype) {
-  for_each_tensor([&](Tensor& t, bool is_parameter) {
-    if (!t.defined() || !t.is_floating_point()) return;  // like PyTorch, integer buffers keep their dtype
-    Tensor cast = t.detach().to(dtype);
-    t = is_parameter ? Parameter(cast) : cast;
+  for_each_tensor([&](Tensor& t) {
+    // Like PyTorch, only floating-point tensors change dtype (integer buffers keep theirs).
+    if (t.is_floating_point() && t.dtype() != dtype)
+      convert_in_place(t, [&](const Tensor& data) { return data.to(dtype); });
   });
   return *this;
 }
 
-void Module::zero_grad() {
-  for (Tensor& p : parameters()) p.mutable_grad() = Tensor();
+void Module::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (Tensor& p : parameters()) {
+    if (set_to_none) p.mutable_grad() = Tensor();
+    else if (p.grad().defined()) p.grad().zero_();
+  }
 }
 
 Tensor& Module::register_parameter(const std::string& name, const Tensor& data) {

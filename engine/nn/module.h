@@ -41,8 +41,8 @@ class Module {
   // Moves or casts every registered parameter and buffer, recursively.
   Module& to(Device device);
   Module& to(DType dtype);
-  // Resets .grad of every parameter (set to an undefined tensor, as set_to_none=True does).
-  void zero_grad();
+  // Zeroes every parameter's .grad in place (PyTorch 1.13's default), or drops it (set_to_none).
+  void zero_grad(bool set_to_none = false);
 
   Tensor& register_parameter(const std::string& name, const Tensor& data);
   Tensor& register_buffer(const std::string& name, const Tensor& data);
@@ -54,7 +54,7 @@ class Module {
 
  private:
   template <typename Visit>
-  void for_each_tensor(Visit&& visit);
+  void for_each_tensor(Visit&& visit);  // every registered parameter and buffer, recursively
 
   bool training_ = true;
   std::vector<std::pair<std::string, Tensor>> parameters_;

@@ -34,8 +34,12 @@ void SGD::step() {
   }
 }
 
-void SGD::zero_grad() {
-  for (Tensor& p : parameters_) p.mutable_grad() = Tensor();
+void SGD::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (Tensor& p : parameters_) {
+    if (set_to_none) p.mutable_grad() = Tensor();
+    else if (p.grad().defined()) p.grad().zero_();
+  }
 }
 
 }  // namespace ember::optim

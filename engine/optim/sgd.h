@@ -21,7 +21,8 @@ class SGD {
  public:
   SGD(std::vector<Tensor> parameters, SGDOptions options);
   void step();
-  void zero_grad();  // sets every .grad to an undefined tensor (set_to_none=True)
+  // Zeroes every parameter's .grad in place (PyTorch 1.13's default), or drops it (set_to_none).
+  void zero_grad(bool set_to_none = false);
 
  private:
   std::vector<Tensor> parameters_;

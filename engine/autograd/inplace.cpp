@@ -1,0 +1,76 @@
+// PyTorch's view and in-place rules (see inplace.h).
+#include "inplace.h"
+
+#include "autograd_meta.h"
+#include "grad_mode.h"
+#include "inference_mode.h"
+#include "record.h"
+
+namespace ember::autograd {
+
+void record_view(const Tensor& view, const Tensor& base) {
+  if (view.is_inference()) return;  // views of inference tensors are not tracked
+  AutogradMeta* base_meta = base.impl()->autograd_meta.get();
+  const bool base_is_view = base_meta && base_meta->is_view;
+  const Tensor& root = base_is_view ? base_meta->view_base : base;
+  // Only a view made with grad mode on, or of a tensor that requires grad, can ever matter.
+  if (!GradMode::is_enabled() && !root.requires_grad()) return;
+  auto& meta_slot = view.impl()->autograd_meta;
+  if (!meta_slot) meta_slot = std::make_unique<AutogradMeta>();
+  AutogradMeta& meta = *meta_slot;
+  meta.is_view = true;
+  meta.view_base = root;
+  meta.view_version = view._version();
+  meta.creation_meta = InferenceMode::is_enabled() ? CreationMeta::InferenceMode
+                       : !GradMode::is_enabled()   ? CreationMeta::NoGradMode
+                       : base_is_view              ? base_meta->creation_meta
+                                                   : CreationMeta::Default;
+}
+
+void check_inplace(const Tensor& self) {
+  EMBER_CHECK(!self.is_inference() || InferenceMode::is_enabled(),
+              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+              "details.");
+  if (!GradMode::is_enabled() || !self.requires_grad()) return;
+  const AutogradMeta& meta = *self.impl()->autograd_meta;
+  if (meta.is_view) {
+    EMBER_CHECK(meta.creation_meta != CreationMeta::NoGradMode,
+                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+                "both the view and the inplace either both inside the no_grad block (if you don't want the inplace "
+                "to be tracked) or both outside (if you want the inplace to be tracked).");
+    EMBER_CHECK(meta.creation_meta != CreationMeta::InferenceMode,
+                "A view was created in inference mode and is being modified inplace in normal mode. Given that this "
+                "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
+                "view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
+                "be tracked) or both outside (if you want the inplace to be tracked).");
+    EMBER_CHECK(!meta.view_base.is_leaf(),
+                "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  }
+  EMBER_CHECK(!self.is_leaf(), "a leaf Variable that requires grad is being used in an in-place operation.");
+}
+
+void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
+  self.impl()->storage->version_counter.bump();
+  if (!node) return;
+  AutogradMeta* meta = self.impl()->autograd_meta.get();
+  if (!meta || !meta->is_view) {
+    set_history(self, node);  // the tensor's history now ends in the in-place op
+    return;
+  }
+  // In-place on a view: the base's history becomes CopySlices (the op applied to the view's
+  // region of the base's gradient), and the view becomes an as_strided view of the new base.
+  const Tensor& base = meta->view_base;
+  auto copy_slices = as_strided_node(self, base);
+  copy_slices->op = Op::CopySlices;
+  for (size_t i = 1; i < node->next_edges.size(); ++i) {
+    copy_slices->next_edges.push_back(node->next_edges[i]);
+    copy_slices->inputs.push_back(node->inputs[i]);
+  }
+  copy_slices->inner = node;
+  set_history(base, copy_slices);
+  set_history(self, as_strided_node(self, base));
+}
+
+}  // namespace ember::autograd
