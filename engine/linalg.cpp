@@ -36,6 +36,15 @@ void run_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
   kernels::gemm(out, a, b, alpha, beta, bias);
 }
 
+// The products' formulas read both operands (d(a b) = da b + a db), so both are saved.
+void record_product(Op op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if (!autograd::needs_grad({&a, &b})) return;
+  auto node = autograd::make_node(op, {&a, &b});
+  node->saved.emplace_back(a, false);
+  node->saved.emplace_back(b, false);
+  autograd::set_history(out, node);
+}
+
 }  // namespace
 
 Tensor mm(const Tensor& a, const Tensor& b) {
@@ -48,12 +57,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   internal::check_cpu(a, "mm");
   Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
   run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
-  if (autograd::needs_grad({&a, &b})) {
-    auto node = autograd::make_node(Op::Mm, {&a, &b});
-    node->saved.emplace_back(a, false);
-    node->saved.emplace_back(b, false);
-    autograd::set_history(out, node);
-  }
+  record_product(Op::Mm, out, a, b);
   return out;
 }
 
@@ -99,12 +103,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   internal::check_cpu(a, "bmm");
   Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
   run_gemm(out, a, b, 1, 0, {});
-  if (autograd::needs_grad({&a, &b})) {
-    auto node = autograd::make_node(Op::Bmm, {&a, &b});
-    node->saved.emplace_back(a, false);
-    node->saved.emplace_back(b, false);
-    autograd::set_history(out, node);
-  }
+  record_product(Op::Bmm, out, a, b);
   return out;
 }
 
@@ -118,12 +117,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
               scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
   Tensor row = internal::alias(a).unsqueeze(0), column = internal::alias(b).unsqueeze(1);
   Tensor out = internal::alias(mm(row, column)).reshape({});
-  if (autograd::needs_grad({&a, &b})) {
-    auto node = autograd::make_node(Op::Dot, {&a, &b});
-    node->saved.emplace_back(a, false);
-    node->saved.emplace_back(b, false);
-    autograd::set_history(out, node);
-  }
+  record_product(Op::Dot, out, a, b);
   return out;
 }
 
@@ -133,12 +127,7 @@ Tensor mv(const Tensor& a, const Tensor& v) {
   EMBER_CHECK(a.dtype() == v.dtype(), "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
               scalar_type_name(v.dtype()));
   Tensor out = internal::alias(mm(internal::alias(a), internal::alias(v).unsqueeze(1))).squeeze(1);
-  if (autograd::needs_grad({&a, &v})) {
-    auto node = autograd::make_node(Op::Mv, {&a, &v});
-    node->saved.emplace_back(a, false);
-    node->saved.emplace_back(v, false);
-    autograd::set_history(out, node);
-  }
+  record_product(Op::Mv, out, a, v);
   return out;
 }
 

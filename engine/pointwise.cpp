@@ -187,6 +187,7 @@ Tensor unary_op(UnaryOp op, Op grad_op, const Tensor& a, double exponent = 0, bo
 Tensor compare_op(CompareOp op, const Tensor& a, const Tensor& b) {
   internal::check_same_device(a, b);
   internal::check_cpu(a, "comparison");
+  internal::check_cpu(b, "comparison");
   const DType compute = internal::compute_dtype(internal::result_type(a, b));
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor out = internal::new_empty(shape, kBool, a.device());
@@ -252,7 +253,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
               scalar_type_name(condition.dtype()));
   internal::check_same_device(condition, a);
   internal::check_same_device(a, b);
-  internal::check_cpu(a, "where");
+  for (const Tensor* t : {&condition, &a, &b}) internal::check_cpu(*t, "where");
   const DType result = internal::result_type(a, b);
   const Dims shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
   Tensor out = internal::new_empty(shape, result, a.device());

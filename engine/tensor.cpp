@@ -98,11 +98,12 @@ Tensor Tensor::to(Device target) const {
     Tensor packed = internal::contiguous(*this);
     out = internal::new_empty(sizes(), dtype(), target);
     cuda::copy_bytes(out.raw_data(), packed.raw_data(), numel() * element_size(), cuda::CopyKind::HostToDevice);
-  } else if (target.is_cpu()) {  // device to host: bring the whole storage over, then pack on the host
-    const Storage& storage = *impl_->storage;
-    auto host = std::make_shared<Storage>(storage.nbytes, kCPU, !InferenceMode::is_enabled());
-    cuda::copy_bytes(host->data, storage.data, storage.nbytes, cuda::CopyKind::DeviceToHost);
-    out = internal::contiguous(Tensor(std::make_shared<TensorImpl>(host, sizes(), strides(), storage_offset(), dtype())));
+  } else if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
+    int64_t span = numel() == 0 ? 0 : 1;
+    for (int64_t d = 0; d < dim(); ++d) span += (size(d) - 1) * stride(d);
+    auto host = std::make_shared<Storage>(span * element_size(), kCPU, !InferenceMode::is_enabled());
+    if (span > 0) cuda::copy_bytes(host->data, raw_data(), span * element_size(), cuda::CopyKind::DeviceToHost);
+    out = internal::contiguous(Tensor(std::make_shared<TensorImpl>(host, sizes(), strides(), 0, dtype())));
   } else {  // between GPUs
     Tensor packed = clone().detach();
     out = internal::new_empty(sizes(), dtype(), target);
