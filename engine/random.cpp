@@ -62,9 +62,8 @@ void fill_on_cpu(const Tensor& self, Fill&& fill) {
 // The end of every in-place sampler: bump the version counter and, when autograd records, give
 // self a node whose gradient is zero (the values no longer depend on what self held before, as
 // PyTorch's UniformBackward0 / NormalBackward0 / BernoulliBackward0 say).
-void finish_sampling(Tensor& self) {
-  autograd::finish_inplace(self, autograd::needs_grad({&self}) ? autograd::make_node(autograd::Op::Zero, {&self})
-                                                               : nullptr);
+void finish_sampling(Tensor& self, autograd::Op op) {
+  autograd::finish_inplace(self, autograd::needs_grad({&self}) ? autograd::make_node(op, {&self}) : nullptr);
 }
 
 // ---- random_'s bounds for floating dtypes (PyTorch's update_from / update_to) ----
@@ -140,7 +139,7 @@ Tensor& uniform_(Tensor& self, double from, double to, Generator* generator) {
               ">::max(), but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
   internal::check_no_internal_overlap(self);
   fill_on_cpu(self, [&](const Tensor& t) { kernels::uniform_fill(t, from, to, generator_or_default(generator)); });
-  finish_sampling(self);
+  finish_sampling(self, autograd::Op::Uniform);
   return self;
 }
 
@@ -150,7 +149,7 @@ Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
   check_dtype_supported(self.is_floating_point(), "normal_kernel_cpu", self.dtype());
   internal::check_no_internal_overlap(self);
   fill_on_cpu(self, [&](const Tensor& t) { kernels::normal_fill(t, mean, std, generator_or_default(generator)); });
-  finish_sampling(self);
+  finish_sampling(self, autograd::Op::Normal);
   return self;
 }
 
@@ -160,7 +159,7 @@ Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
   internal::check_no_internal_overlap(self);
   check_dtype_supported(self.dtype() != kFloat16, "bernoulli_scalar_cpu_", self.dtype());
   fill_on_cpu(self, [&](const Tensor& t) { kernels::bernoulli_fill(t, p, generator_or_default(generator)); });
-  finish_sampling(self);
+  finish_sampling(self, autograd::Op::BernoulliScalar);
   return self;
 }
 
@@ -189,7 +188,7 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
               "to - 1 is out of bounds for ", type_meta_name(self.dtype()));
   const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
   fill_on_cpu(self, [&](const Tensor& t) { kernels::random_fill(t, range, from, generator_or_default(generator)); });
-  finish_sampling(self);
+  finish_sampling(self, autograd::Op::Random);
   return self;
 }
 
@@ -238,7 +237,7 @@ Tensor bernoulli(const Tensor& probabilities, Generator* generator) {
   kernels::bernoulli_fill(out, p, generator_or_default(generator));
   if (!probabilities.device().is_cpu()) out = out.to(probabilities.device());
   if (autograd::needs_grad({&probabilities}))  // the samples' gradient with respect to p is zero
-    autograd::set_history(out, autograd::make_node(autograd::Op::Zero, {&probabilities}));
+    autograd::set_history(out, autograd::make_node(autograd::Op::Bernoulli, {&probabilities}));
   return out;
 }
 

@@ -427,8 +427,14 @@ TEST_CASE("Sampling into a non-leaf that requires grad gives it a zero gradient"
   Tensor x = ones({3}, Options().requires_grad());
   Tensor y = x * 2;
   normal_(y);
+  CHECK(y.grad_fn()->name() == "NormalBackward0");
   y.sum().backward();
   CHECK(x.grad().to_vector<float>() == std::vector<float>{0, 0, 0});
+  Tensor z = x * 2;
+  CHECK(uniform_(z).grad_fn()->name() == "UniformBackward0");
+  CHECK(bernoulli_(z, 0.5).grad_fn()->name() == "BernoulliBackward2");
+  CHECK(random_(z, 0, 5).grad_fn()->name() == "RandomBackward0");
+  CHECK(bernoulli(full({2}, 0.5, Options().requires_grad())).grad_fn()->name() == "BernoulliBackward0");
 }
 
 TEST_CASE("Factories honour requires_grad, dtype and the default dtypes", "[random]") {

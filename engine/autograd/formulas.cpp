@@ -212,7 +212,10 @@ std::vector<Tensor> apply_formula(const Node& node, const std::vector<Tensor>& g
     }
     case Op::ToDtype: case Op::Clone: return {g};
     case Op::ToDevice: return {g.to(args.device)};
-    case Op::Fill: case Op::Zero: return {zeros_of(node.inputs[0].sizes, dtype)};
+    // Overwritten values (fill_, zero_, and in-place sampling) no longer depend on the input.
+    case Op::Fill: case Op::Zero: case Op::Uniform: case Op::Normal: case Op::Bernoulli: case Op::BernoulliScalar:
+    case Op::Random:
+      return {zeros_of(node.inputs[0].sizes, dtype)};
     case Op::Copy: return {zeros_of(node.inputs[0].sizes, dtype), g};
     case Op::CopySlices: return copy_slices_backward(node, g);
 

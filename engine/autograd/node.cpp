@@ -62,6 +62,11 @@ std::string Node::name() const {
     case Op::Zero: return "ZeroBackward0";
     case Op::Copy: return "CopyBackwards";
     case Op::CopySlices: return "CopySlices";
+    case Op::Uniform: return "UniformBackward0";
+    case Op::Normal: return "NormalBackward0";
+    case Op::Bernoulli: return "BernoulliBackward0";
+    case Op::BernoulliScalar: return "BernoulliBackward2";
+    case Op::Random: return "RandomBackward0";
   }
   return "UnknownBackward";
 }

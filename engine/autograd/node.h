@@ -25,6 +25,7 @@ enum class Op : uint8_t {
   Cat, Stack, ToDtype, ToDevice, Clone,
   View, ReshapeAlias, UnsafeView, Expand, Select, Slice, Transpose, T, Permute, Squeeze, SqueezeDim, Unsqueeze,
   AsStrided, Fill, Zero, Copy, CopySlices,
+  Uniform, Normal, Bernoulli, BernoulliScalar, Random,
 };
 
 struct Node;
