@@ -64,7 +64,7 @@ TEST_CASE("backward on a tensor that does not require grad is refused", "[autogr
   CHECK_THROWS_WITH(ones({2}).sum().backward(), "element 0 of tensors does not require grad and does not have a grad_fn");
 }
 
-TEST_CASE("a second backward through freed saved tensors is refused; retain_graph keeps them", "[autograd]") {
+TEST_CASE("a second backward through freed saved tensors is refused, retain_graph keeps them", "[autograd]") {
   Tensor x = leaf({1, 2}, {2});
   Tensor y = (x * x).sum();
   y.backward({}, /*retain_graph=*/true);
@@ -359,7 +359,7 @@ TEST_CASE("a sibling view sees an in-place change made through another view", "[
   CHECK(x.grad().tolist_str() == "[[2.0, 2.0], [0.0, 0.0]]");
 }
 
-TEST_CASE("Module::to and set_data keep tensor identity; undefined tensors raise instead of crashing", "[autograd]") {
+TEST_CASE("set_data keeps tensor identity, and undefined tensors raise instead of crashing", "[autograd]") {
   Tensor undefined;
   CHECK(undefined.str() == "[ Tensor (undefined) ]");
   const char* message = "ember: this Tensor is undefined (default-constructed, or the .grad() of a tensor before backward)";

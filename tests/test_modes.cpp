@@ -73,7 +73,7 @@ TEST_CASE("inference tensors cannot be saved for backward, but may be read by op
   (b.clone() * w).sum().backward();  // the suggested work-around
 }
 
-TEST_CASE("no_grad results stay usable in autograd; inference-mode results do not (the chapter)", "[modes]") {
+TEST_CASE("no_grad results stay usable in autograd, inference-mode results do not (the chapter)", "[modes]") {
   Tensor w = ones({4, 4}, Options().requires_grad());
   Tensor x = ones({2, 4});
   Tensor a, b;

@@ -462,7 +462,7 @@ TEST_CASE("Inside InferenceMode the samplers make inference tensors with the sam
 
 // ---- acceptance 2: nn::Linear's initialisation ----
 
-TEST_CASE("manual_seed(0); nn::Linear(16, 16) has PyTorch's weight and bias bits", "[random]") {
+TEST_CASE("after manual_seed(0), nn::Linear(16, 16) has PyTorch's weight and bias bits", "[random]") {
   const json& expected = fixture::load("nn_random.json")["linear_16_16"];
   manual_seed(0);
   nn::Linear layer(16, 16);
@@ -475,7 +475,7 @@ TEST_CASE("manual_seed(0); nn::Linear(16, 16) has PyTorch's weight and bias bits
   CHECK(bit_difference(other.bias(), small["bias"]) == "");
 }
 
-TEST_CASE("manual_seed(0); nn::Linear(512, 512) hashes to PyTorch's weight and bias", "[random]") {
+TEST_CASE("after manual_seed(0), nn::Linear(512, 512) hashes to PyTorch's weight and bias", "[random]") {
   const json& expected = fixture::load("nn_random.json")["linear_512_512"];
   manual_seed(0);
   nn::Linear layer(512, 512);
