@@ -218,11 +218,11 @@ Tensor randint(int64_t high, const Dims& sizes, Options options, Generator* gene
 
 Tensor randperm(int64_t n, Options options, Generator* generator) {
   const DType dtype = options.has_dtype ? options.dtype_ : kInt64;
-  Tensor out = internal::new_empty({n}, dtype);
   EMBER_CHECK(dtype != kFloat16 || n <= (int64_t{1} << 11) + 1, "n cannot be greater than 2049 for Half type.");
   EMBER_CHECK(dtype != kFloat32 || n <= (int64_t{1} << 24) + 1, "n cannot be greater than 2^24+1 for Float type.");
   EMBER_CHECK(dtype != kFloat64 || n <= (int64_t{1} << 53) + 1, "n cannot be greater than 2^53+1 for Double type.");
   check_dtype_supported(dtype != kBool, "randperm", dtype);
+  Tensor out = internal::new_empty({n}, dtype);  // after the checks: a too-large n must not be allocated first
   kernels::randperm_fill(out, generator_or_default(generator));
   return internal::finish_factory(out, options);
 }

@@ -117,13 +117,11 @@ Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) con
 
 Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
   EMBER_CHECK(this->dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
-  EMBER_CHECK(length >= 0, "narrow(): length must be non-negative.");
   const int64_t d = wrap_dim(dim_, this->dim());
   const int64_t size = sizes()[d];
-  EMBER_CHECK(size > 0 || start == 0, "start out of range (expected to be in range of [0, 0], but got ", start, ")");
-  if (size > 0) start = wrap_dim(start, size);  // PyTorch wraps `start` like a dimension index
-  EMBER_CHECK(start <= size - length, "start (", start, ") + length (", length, ") exceeds dimension size (", size,
-              ").");
+  start = wrap_dim(start, size);  // PyTorch wraps `start` like a dimension index
+  EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
+              ") exceeds dimension size (", size, ").");
   return slice(d, start, start + length, 1);
 }
 

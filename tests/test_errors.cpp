@@ -164,3 +164,68 @@ TEST_CASE("a one-element bias broadcasts in linear and addmm", "[errors]") {
   Tensor out = linear(r({2, 3}), r({4, 3}), full({1}, 10));
   CHECK(out.tolist_str() == "[[13.0, 13.0, 13.0, 13.0], [13.0, 13.0, 13.0, 13.0]]");
 }
+
+TEST_CASE("view, index and shape errors of the less common kind", "[errors]") {
+  CHECK_THROWS_WITH(r({3}).expand({-1, 3}),
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0");
+  CHECK_THROWS_WITH(r({0}).reshape({-1, 0}), "cannot reshape tensor of 0 elements into shape [-1, 0] because the "
+                                             "unspecified dimension size -1 can be any value and is ambiguous");
+  CHECK_THROWS_WITH(r({})[0], "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                              "in C++ to convert a 0-dim tensor to a number");
+  CHECK_THROWS_WITH(r({6}).view({-2, 6}), "invalid shape dimension -2");
+  CHECK_THROWS_WITH(r({2, 3}).flatten(1, 0), "flatten() has invalid args: start_dim cannot come after end_dim");
+  CHECK_THROWS_WITH(r({}).narrow(0, 0, 1), "narrow() cannot be applied to a 0-dim tensor.");
+  CHECK_THROWS_WITH(r({}).select(0, 0), "select() cannot be applied to a 0-dim tensor.");
+  CHECK_THROWS_WITH(r({}).slice(0, 0, 1), "slice() cannot be applied to a 0-dim tensor.");
+  CHECK_THROWS_WITH(r({3}).narrow(0, 0, -1), "start (0) + length (-1) exceeds dimension size (3).");
+  CHECK_THROWS_WITH(r({0}).narrow(0, 1, 0), "Dimension out of range (expected to be in range of [-1, 0], but got 1)");
+  CHECK_THROWS_WITH(as_strided(r({4}), {2}, {-1}, 0),
+                    "as_strided: Negative strides are not supported at the moment, got strides: [-1]");
+  CHECK_THROWS_WITH(as_strided(r({4}), {2}, {1, 1}, 0), "mismatch in length of strides and shape");
+  CHECK_THROWS_WITH(as_strided(r({4}), {5}, {1}, 0), "setStorage: sizes [5], strides [1], storage offset 0, and "
+                                                     "itemsize 4 requiring a storage size of 20 are out of bounds for "
+                                                     "storage of size 16");
+  Tensor w = ones({4}, Options().requires_grad());
+  CHECK_THROWS_WITH(as_strided(w, {2}, {1}, 0), "ember: as_strided does not support autograd; use the named view ops");
+}
+
+TEST_CASE("factory and product errors of the less common kind", "[errors]") {
+  CHECK_THROWS_WITH(arange(0, INFINITY), "unsupported range: 0 -> inf");
+  CHECK_THROWS_WITH(arange(0, 1e19), "invalid size, possible overflow?");
+  CHECK_THROWS_WITH(eye(-1), "n must be greater or equal to 0, got -1");
+  CHECK_THROWS_WITH(eye(2, -1), "m must be greater or equal to 0, got -1");
+  CHECK_THROWS_WITH(addmm(r({2, 2}), r({2}), r({2, 2})), "mat1 must be a matrix, got 1-D tensor");
+  CHECK_THROWS_WITH(addmm(r({2, 2}), r({2, 2}), r({2})), "mat2 must be a matrix, got 1-D tensor");
+  CHECK_THROWS_WITH(bmm(r({2, 2, 2}), r({2, 2})), "batch2 must be a 3D tensor");
+  CHECK_THROWS_WITH(matmul(r({2}), r({2}, kFloat64)), "dot : expected both vectors to have same dtype, but found Float "
+                                                      "and Double");
+  CHECK_THROWS_WITH(argmax(r({0})), "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+  CHECK_THROWS_WITH(-from_vector(std::vector<bool>{true}, {1}),
+                    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+                    "mask, use the `~` or `logical_not()` operator instead.");
+  CHECK_THROWS_WITH(memory_allocated(cuda_device(20)), "Invalid device index 20");
+  CHECK_THROWS_WITH(zeros({int64_t{1} << 48}), "DefaultCPUAllocator: not enough memory: you tried to allocate "
+                                               "1125899906842624 bytes.");
+}
+
+TEST_CASE("loss and normalisation errors of the less common kind", "[errors]") {
+  CHECK_THROWS_WITH(nll_loss(r({2, 3}), zeros({2, 1}, kInt64)), "0D or 1D target tensor expected, multi-target not supported");
+  CHECK_THROWS_WITH(nll_loss(r({2, 3, 4}), zeros({2}, kInt64)), "input tensor should be 1D or 2D");
+  CHECK_THROWS_WITH(cross_entropy(r({}), zeros({}, kInt64)), "cross_entropy: input must have at least one dimension");
+  CHECK_THROWS_WITH(layer_norm(r({2, 3}), {}), "Expected normalized_shape to be at least 1-dimensional, i.e., "
+                                              "containing at least one element, but got normalized_shape = []");
+}
+
+TEST_CASE("autograd and optimizer argument errors", "[errors]") {
+  Tensor x = ones({2}, Options().requires_grad());
+  Tensor y = x * 2;
+  CHECK_THROWS_WITH(y.requires_grad_(false), "you can only change requires_grad flags of leaf variables. If you want "
+                                             "to use a computed variable in a subgraph that doesn't require "
+                                             "differentiation use var_no_grad = var.detach().");
+  CHECK_THROWS_WITH(ones({2}, kInt64).requires_grad_(), "only Tensors of floating point and complex dtype can require "
+                                                        "gradients");
+  CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .momentum = -1}), "Invalid momentum value: -1");
+  CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .weight_decay = -1}), "Invalid weight_decay value: -1");
+  CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .nesterov = true}), "Nesterov momentum requires a momentum and zero "
+                                                                    "dampening");
+}

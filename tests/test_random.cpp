@@ -649,6 +649,11 @@ TEST_CASE("randperm rejects negative sizes, bool and too many float16 values wit
   CHECK_THROWS_WITH(randperm(-1), torch_message("randperm_negative"));
   CHECK_THROWS_WITH(randperm(5, kBool), torch_message("randperm_bool"));
   CHECK_THROWS_WITH(randperm(3000, kFloat16), torch_message("randperm_float16_too_large"));
+  CHECK_THROWS_WITH(randperm((int64_t{1} << 24) + 2, kFloat32), "n cannot be greater than 2^24+1 for Float type.");
+  CHECK_THROWS_WITH(randperm((int64_t{1} << 53) + 2, kFloat64), "n cannot be greater than 2^53+1 for Double type.");
+  Tensor half = zeros({2}, kFloat16);
+  CHECK_THROWS_WITH(random_(half, 2051, 2052), "random_ expects 'from' casted to dtype to be less than 'to' casted to "
+                                               "dtype, but got from=2051 >= to=2050");
 }
 
 TEST_CASE("dropout rejects p outside [0, 1] and dtypes PyTorch cannot drop with PyTorch's messages", "[random]") {
