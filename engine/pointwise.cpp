@@ -175,7 +175,7 @@ Tensor unary_op(UnaryOp op, Op grad_op, const Tensor& a, double exponent = 0, bo
   if (autograd::needs_grad({&a})) {
     auto node = autograd::make_node(grad_op, {&a});
     node->args.exponent = exponent;
-    // exp, sigmoid, tanh and sqrt differentiate through their output; the others through the input.
+    // exp, sigmoid, tanh, sqrt and relu differentiate through their output; log and pow through the input.
     const bool saves_output = op == UnaryOp::Exp || op == UnaryOp::Sigmoid || op == UnaryOp::Tanh ||
                               op == UnaryOp::Sqrt || op == UnaryOp::Relu;
     if (op != UnaryOp::Neg) node->saved.emplace_back(saves_output ? out : a, saves_output);

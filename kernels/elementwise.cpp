@@ -11,20 +11,40 @@
 
 namespace ember::kernels {
 
+namespace {
+// Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through
+// uint64_t because signed overflow is undefined behaviour in C++. Floats are unaffected.
+template <typename T>
+T plus(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+  else return x + y;
+}
+template <typename T>
+T minus(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+  else return x - y;
+}
+template <typename T>
+T times(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+  else return x * y;
+}
+}  // namespace
+
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   visit_compute_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T k = std::is_integral_v<T> ? static_cast<T>(alpha.to_int()) : static_cast<T>(alpha.to_double());
     switch (op) {
       case BinaryOp::Add:
-        if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x + y; });
-        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return x + k * y; });
+        if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return plus(x, y); });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return plus(x, times(k, y)); });
         break;
       case BinaryOp::Sub:
-        if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x - y; });
-        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return x - k * y; });
+        if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return minus(x, y); });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return minus(x, times(k, y)); });
         break;
-      case BinaryOp::Mul: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x * y; }); break;
+      case BinaryOp::Mul: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return times(x, y); }); break;
       case BinaryOp::Div:
         if constexpr (std::is_integral_v<T>) {
           throw Error("ember: integer division must be promoted to floating point by the caller");
@@ -88,7 +108,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
     case DType::Int64: {
       const int64_t* x = in.data_ptr<int64_t>();
       int64_t* y = out.data_ptr<int64_t>();
-      if (op == UnaryOp::Neg) for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
+      if (op == UnaryOp::Neg) for (int64_t i = 0; i < n; ++i) y[i] = minus(int64_t{0}, x[i]);
       else if (op == UnaryOp::Relu) for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
       else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent))
         for (int64_t i = 0; i < n; ++i) y[i] = convert<int64_t>(std::pow(static_cast<double>(x[i]), exponent));

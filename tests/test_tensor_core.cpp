@@ -167,3 +167,10 @@ TEST_CASE("allclose and equal compare values like torch.allclose / torch.equal",
   CHECK_FALSE(equal(a, a.unsqueeze(0)));
   CHECK_THROWS_WITH(allclose(a, a.to(kFloat64)), "Float did not match Double");
 }
+
+TEST_CASE("int64 arithmetic wraps around on overflow, as in PyTorch", "[core]") {
+  Tensor big = full({1}, INT64_MAX, kInt64);
+  CHECK((big + 1).item<int64_t>() == INT64_MIN);
+  CHECK((-(big + 1)).item<int64_t>() == INT64_MIN);
+  CHECK((big * 2).item<int64_t>() == -2);
+}
