@@ -106,16 +106,31 @@ struct Formatter {
   }
 };
 
-// The elements the formatter looks at: all of them, or only the edges when summarising.
+// The indices shown along a dimension of size n: all of them, or when summarising the first and
+// last kEdgeItems with kEllipsis ("...") between them.
+constexpr int64_t kEllipsis = -1;
+std::vector<int64_t> shown_indices(int64_t n, bool summarize) {
+  std::vector<int64_t> shown;
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
+      shown.push_back(kEllipsis);
+      i = n - kEdgeItems;
+    }
+    shown.push_back(i);
+  }
+  return shown;
+}
+
+// The elements the formatter looks at: all of them, or only the shown ones when summarising.
 void collect(const Tensor& t, bool summarize, std::vector<double>& out) {
   if (t.dim() == 0) {
     out.push_back(t.item<double>());
     return;
   }
-  const int64_t n = t.size(0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) i = n - kEdgeItems;
-    if (t.dim() == 1) out.push_back(t[i].item<double>());
+  const std::vector<double> row = t.dim() == 1 ? t.to_vector<double>() : std::vector<double>();
+  for (int64_t i : shown_indices(t.size(0), summarize)) {
+    if (i == kEllipsis) continue;
+    if (t.dim() == 1) out.push_back(row[i]);
     else collect(t[i], summarize, out);
   }
 }
@@ -124,15 +139,9 @@ std::string vector_str(const Tensor& t, int indent, bool summarize, const Format
   const int element_length = static_cast<int>(formatter.width) + 2;
   const int per_line = std::max(1, (kLineWidth - indent) / element_length);
   std::vector<std::string> data;
-  const int64_t n = t.size(0);
   const std::vector<double> values = t.to_vector<double>();
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
-      data.push_back(" ...");
-      i = n - kEdgeItems;
-    }
-    data.push_back(formatter.format(values[i]));
-  }
+  for (int64_t i : shown_indices(t.size(0), summarize))
+    data.push_back(i == kEllipsis ? " ..." : formatter.format(values[i]));
   std::string out = "[";
   for (size_t i = 0; i < data.size(); ++i) {
     if (i > 0) out += i % per_line == 0 ? ",\n" + std::string(indent + 1, ' ') : ", ";
@@ -145,14 +154,8 @@ std::string tensor_str(const Tensor& t, int indent, bool summarize, const Format
   if (t.dim() == 0) return formatter.format(t.item<double>());
   if (t.dim() == 1) return vector_str(t, indent, summarize, formatter);
   std::vector<std::string> slices;
-  const int64_t n = t.size(0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (summarize && n > 2 * kEdgeItems && i == kEdgeItems) {
-      slices.push_back("...");
-      i = n - kEdgeItems;
-    }
-    slices.push_back(tensor_str(t[i], indent + 1, summarize, formatter));
-  }
+  for (int64_t i : shown_indices(t.size(0), summarize))
+    slices.push_back(i == kEllipsis ? "..." : tensor_str(t[i], indent + 1, summarize, formatter));
   const std::string separator = "," + std::string(t.dim() - 1, '\n') + std::string(indent + 1, ' ');
   std::string out = "[";
   for (size_t i = 0; i < slices.size(); ++i) out += (i ? separator : "") + slices[i];

@@ -42,7 +42,7 @@ Tensor Tensor::operator[](int64_t index) const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  Tensor cpu = device().is_cpu() ? internal::alias(*this) : to(kCPU);
+  Tensor cpu = device().is_cpu() ? internal::alias(*this) : internal::alias(*this).to(kCPU);  // no graph
   Tensor flat = internal::contiguous(internal::converted(cpu, dtype_of<T>()));
   const T* data = flat.data_ptr<T>();
   return std::vector<T>(data, data + flat.numel());
