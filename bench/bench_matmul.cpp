@@ -38,7 +38,9 @@ std::vector<float> random_values(int64_t count, unsigned seed) {
 class RawOneDnnMatmul {
  public:
   RawOneDnnMatmul(const MatmulSize& size, std::vector<float>& a, std::vector<float>& b)
-      : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_), c_(static_cast<size_t>(size.M * size.N)) {
+      : engine_(dnnl::engine::kind::cpu, 0),
+        stream_(engine_),
+        c_(static_cast<size_t>(size.M * size.N)) {
     using tag = dnnl::memory::format_tag;
     const auto f32 = dnnl::memory::data_type::f32;
     dnnl::memory::desc a_desc({size.M, size.K}, f32, tag::ab);
@@ -105,13 +107,22 @@ Row measure_size(int threads, const MatmulSize& size) {
   bench::check_same_values(label, ember_result, raw_result, 1e-5, 1e-5 * scale);
   std::snprintf(label, sizeof label, "%lldx%lldx%lld, %d thread(s): bf16 vs fp32", static_cast<long long>(size.M),
                 static_cast<long long>(size.K), static_cast<long long>(size.N), threads);
-  bench::check_same_values(label, ember::mm(a_bf16, b_bf16).to(ember::kFloat32).to_vector<float>(), ember_result,
-                           1e-2, 2e-2 * scale);
+  bench::check_same_values(label, ember::mm(a_bf16, b_bf16).to(ember::kFloat32).to_vector<float>(), ember_result, 1e-2,
+                           2e-2 * scale);
 
   std::vector<bench::Case> cases = {
-      {"ember fp32", [&](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(ember::mm(a, b)); }},
-      {"raw oneDNN fp32", [&](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(raw.run()); }},
-      {"ember bf16", [&](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(ember::mm(a_bf16, b_bf16)); }},
+      {"ember fp32",
+       [&](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(ember::mm(a, b));
+       }},
+      {"raw oneDNN fp32",
+       [&](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(raw.run());
+       }},
+      {"ember bf16",
+       [&](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(ember::mm(a_bf16, b_bf16));
+       }},
   };
   bench::Settings settings;
   settings.warmup_seconds = 0.3;
@@ -141,8 +152,9 @@ int main() {
   std::printf("threads  M x K x N         ember fp32            raw oneDNN fp32       ember/raw"
               "   ember bf16            bf16/fp32\n");
   for (const Row& row : rows) {
-    std::printf("%7d  %-16s", row.threads,
-                (std::to_string(row.size.M) + "x" + std::to_string(row.size.K) + "x" + std::to_string(row.size.N)).c_str());
+    std::printf(
+        "%7d  %-16s", row.threads,
+        (std::to_string(row.size.M) + "x" + std::to_string(row.size.K) + "x" + std::to_string(row.size.N)).c_str());
     print_rate(row.size, row.ember_fp32);
     print_rate(row.size, row.raw_fp32);
     std::printf("  %9.3f ", row.raw_fp32.median / row.ember_fp32.median);

@@ -12,12 +12,22 @@
 int main() {
   constexpr int64_t kElements = 1000000;
   std::vector<bench::Case> cases = {
-      {"randn float32", [](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(ember::randn({kElements})); }},
+      {"randn float32",
+       [](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(ember::randn({kElements}));
+       }},
       {"randn float64",
-       [](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(ember::randn({kElements}, ember::kFloat64)); }},
-      {"rand float32", [](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(ember::rand({kElements})); }},
+       [](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(ember::randn({kElements}, ember::kFloat64));
+       }},
+      {"rand float32",
+       [](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(ember::rand({kElements}));
+       }},
       {"rand float64",
-       [](int64_t calls) { for (int64_t i = 0; i < calls; ++i) bench::keep(ember::rand({kElements}, ember::kFloat64)); }},
+       [](int64_t calls) {
+         for (int64_t i = 0; i < calls; ++i) bench::keep(ember::rand({kElements}, ember::kFloat64));
+       }},
   };
   bench::Settings settings;
   settings.min_sample_seconds = 0.01;

@@ -40,8 +40,8 @@ int main() {
   std::vector<Tensor> bad, good;
   for (int i = 0; i < 3; ++i) {
     Tensor out = relu(model(x)).sum();
-    bad.push_back(out);             // each one keeps its whole graph alive
-    good.push_back(out.detach());   // or out.item<float>()
+    bad.push_back(out);            // each one keeps its whole graph alive
+    good.push_back(out.detach());  // or out.item<float>()
   }
   std::vector<bool> bad_flags, good_flags;
   for (const Tensor& t : bad) bad_flags.push_back(t.requires_grad());
@@ -79,8 +79,8 @@ int main() {
     InferenceMode inference;
     b = big(xb);
   }
-  std::cout << "  can a no_grad result re-enter a graph: " << python_bool(!(a * 1).requires_grad() && !a.requires_grad())
-            << "\n";
+  std::cout << "  can a no_grad result re-enter a graph: "
+            << python_bool(!(a * 1).requires_grad() && !a.requires_grad()) << "\n";
   try {
     (b * ones({1}, Options().requires_grad())).sum().backward();
   } catch (const Error& e) {

@@ -73,8 +73,7 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   void* data = nullptr;
   if (device.is_cpu()) {
     data = aligned_cpu_alloc(nbytes);
-    EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ",
-                nbytes, " bytes.");
+    EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes.");
   } else {
     data = cuda::allocate(device.index, nbytes);
   }
@@ -84,10 +83,8 @@ void* allocate_bytes(Device device, int64_t nbytes) {
 
 void free_bytes(Device device, void* data, int64_t nbytes) {
   if (data == nullptr) return;
-  if (device.is_cpu())
-    aligned_cpu_free(data);
-  else
-    cuda::free(device.index, data);
+  if (device.is_cpu()) aligned_cpu_free(data);
+  else cuda::free(device.index, data);
   account(device).remove(nbytes);
 }
 

@@ -19,8 +19,6 @@ Device::Device(const std::string& name) {
   throw Error(str_cat("Expected one of cpu, cuda device type at start of device string: ", name));
 }
 
-std::string Device::str() const {
-  return is_cpu() ? "cpu" : "cuda:" + std::to_string(index);
-}
+std::string Device::str() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }
 
 }  // namespace ember

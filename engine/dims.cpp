@@ -29,15 +29,14 @@ int64_t product(const Dims& dims) {
 
 Dims contiguous_strides(const Dims& sizes) {
   Dims strides = Dims::filled(sizes.size(), 1);
-  for (int64_t d = sizes.size() - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * std::max<int64_t>(sizes[d + 1], 1);
+  for (int64_t d = sizes.size() - 2; d >= 0; --d) strides[d] = strides[d + 1] * std::max<int64_t>(sizes[d + 1], 1);
   return strides;
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim) {
   if (ndim <= 0) ndim = 1;  // a 0-dim tensor accepts dim 0 and -1, as in PyTorch
-  EMBER_CHECK(dim >= -ndim && dim < ndim, "Dimension out of range (expected to be in range of [",
-              -ndim, ", ", ndim - 1, "], but got ", dim, ")");
+  EMBER_CHECK(dim >= -ndim && dim < ndim, "Dimension out of range (expected to be in range of [", -ndim, ", ", ndim - 1,
+              "], but got ", dim, ")");
   return dim < 0 ? dim + ndim : dim;
 }
 

@@ -62,8 +62,7 @@ class Dims {
 
  private:
   void assign(const int64_t* values, size_t count) {
-    EMBER_CHECK(count <= kMaxDims, "ember supports tensors of at most ", kMaxDims,
-                " dimensions, got ", count);
+    EMBER_CHECK(count <= kMaxDims, "ember supports tensors of at most ", kMaxDims, " dimensions, got ", count);
     for (size_t i = 0; i < count; ++i) values_[i] = values[i];
     count_ = static_cast<int8_t>(count);
   }

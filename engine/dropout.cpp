@@ -3,19 +3,26 @@
 // so autograd records one MulBackward0 and the generator advances exactly as PyTorch's does (one
 // float64 uniform, two 32-bit draws, per element). PyTorch's CUDA dropout is a fused kernel
 // with its own random stream; ember's CUDA tensors take this same path.
-#include "ops.h"
+#include "dispatch.h"
 #include "random.h"
 
 namespace ember {
 
-Tensor dropout(const Tensor& input, double p, bool training) {
-  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
-  if (p == 0 || !training || input.numel() == 0) return input;
-  if (p == 1) return input * zeros({}, Options(input.dtype()).device(input.device()));
-  Tensor noise = empty_like(input);
-  bernoulli_(noise, 1 - p);
-  noise.div_(1 - p);
-  return input * noise;
-}
+namespace {
+struct Dropout : CompositeOp {
+  static constexpr const char* name = "aten::dropout";
+  static Tensor compute(const Tensor& input, double p, bool training) {
+    EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+    if (p == 0 || !training || input.numel() == 0) return input;
+    if (p == 1) return input * zeros({}, Options(input.dtype()).device(input.device()));
+    Tensor noise = empty_like(input);
+    bernoulli_(noise, 1 - p);
+    noise.div_(1 - p);
+    return input * noise;
+  }
+};
+}  // namespace
+
+Tensor dropout(const Tensor& input, double p, bool training) { return call<Dropout>(input, p, training); }
 
 }  // namespace ember

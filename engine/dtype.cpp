@@ -18,8 +18,7 @@ int64_t element_size(DType dtype) {
 }
 
 bool is_floating_point(DType dtype) {
-  return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::BFloat16 ||
-         dtype == DType::Float16;
+  return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::BFloat16 || dtype == DType::Float16;
 }
 
 std::string to_string(DType dtype) {

@@ -11,6 +11,12 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A broken invariant inside ember (a bug in the engine, not the user's mistake): raised by
+// EMBER_INTERNAL_ASSERT so that it reads differently from a user error.
+struct InternalError : Error {
+  using Error::Error;
+};
+
 // Concatenates any streamable values into one string (only on the failure path).
 template <typename... Parts>
 std::string str_cat(const Parts&... parts) {
@@ -21,10 +27,20 @@ std::string str_cat(const Parts&... parts) {
 
 }  // namespace ember
 
+// Two kinds of check, as PyTorch's TORCH_CHECK and TORCH_INTERNAL_ASSERT:
 // EMBER_CHECK(cond, "text ", value, ...): throw ember::Error with the concatenated text when cond
 // is false. The message is built only when the check fails, so checks cost nothing on hot paths.
-#define EMBER_CHECK(cond, ...)                                  \
-  do {                                                          \
-    if (!(cond)) [[unlikely]]                                   \
-      throw ::ember::Error(::ember::str_cat(__VA_ARGS__));      \
+#define EMBER_CHECK(cond, ...)                             \
+  do {                                                     \
+    if (!(cond)) [[unlikely]]                              \
+      throw ::ember::Error(::ember::str_cat(__VA_ARGS__)); \
+  } while (0)
+
+// EMBER_INTERNAL_ASSERT(cond, "detail", ...): a can't-happen check. Failing it is an engine bug,
+// reported with where it happened (PyTorch: "INTERNAL ASSERT FAILED at ... please report a bug").
+#define EMBER_INTERNAL_ASSERT(cond, ...)                                                                           \
+  do {                                                                                                             \
+    if (!(cond)) [[unlikely]]                                                                                      \
+      throw ::ember::InternalError(::ember::str_cat("INTERNAL ASSERT FAILED at ", __FILE__, ":", __LINE__,         \
+                                                    ", please report a bug to ember. ", #cond, " ", __VA_ARGS__)); \
   } while (0)

@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "internal.h"
-#include "kernels/copy.h"
+#include "kernels/backend.h"
 #include "ops.h"
 
 namespace ember {
@@ -17,7 +17,7 @@ Tensor empty(const Dims& sizes, Options options) {
 
 Tensor full(const Dims& sizes, Scalar value, Options options) {
   Tensor out = internal::new_empty(sizes, options.dtype_);
-  kernels::fill(out, value);
+  kernels::on(kCPU).fill(out, value);
   return finish_factory(out, options);
 }
 
@@ -52,10 +52,11 @@ Tensor eye(int64_t n, int64_t m, Options options) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   Tensor out = internal::new_empty({n, m}, options.dtype_);
-  kernels::fill(out, 0);
+  kernels::on(kCPU).fill(out, 0);
   if (n > 0 && m > 0) {
-    Tensor diagonal(std::make_shared<TensorImpl>(out.impl()->storage, Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
-    kernels::fill(diagonal, 1);
+    Tensor diagonal(
+        std::make_shared<TensorImpl>(out.impl()->storage, Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
+    kernels::on(kCPU).fill(diagonal, 1);
   }
   return finish_factory(out, options);
 }
@@ -87,6 +88,8 @@ Tensor tensor(const std::vector<double>& values, Options options) {
   return tensor(values, {static_cast<int64_t>(values.size())}, options);
 }
 
-Tensor scalar_tensor(Scalar value, Options options) { return finish_factory(internal::scalar(value, options.dtype_), options); }
+Tensor scalar_tensor(Scalar value, Options options) {
+  return finish_factory(internal::scalar(value, options.dtype_), options);
+}
 
 }  // namespace ember

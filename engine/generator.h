@@ -18,10 +18,10 @@ namespace ember {
 struct GeneratorState {
   static constexpr int kWords = 624;  // mt19937's state size
 
-  uint64_t seed = 0;                       // the seed as given; initial_seed() reports it
-  std::array<uint32_t, kWords> words{};    // the mt19937 state block
-  int left = 1;                            // draws left before the block must be regenerated
-  int next = 0;                            // index of the word the next draw tempers
+  uint64_t seed = 0;                         // the seed as given; initial_seed() reports it
+  std::array<uint32_t, kWords> words{};      // the mt19937 state block
+  int left = 1;                              // draws left before the block must be regenerated
+  int next = 0;                              // index of the word the next draw tempers
   std::optional<double> next_double_normal;  // the unused second value of the last Box–Muller pair
 
   friend bool operator==(const GeneratorState&, const GeneratorState&) = default;

@@ -13,9 +13,7 @@ struct GradMode {
 // Sets grad mode for a scope and restores the previous value on exit.
 class AutoGradMode {
  public:
-  explicit AutoGradMode(bool enabled) : previous_(GradMode::is_enabled()) {
-    GradMode::set_enabled(enabled);
-  }
+  explicit AutoGradMode(bool enabled) : previous_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
   ~AutoGradMode() { GradMode::set_enabled(previous_); }
   AutoGradMode(const AutoGradMode&) = delete;
   AutoGradMode& operator=(const AutoGradMode&) = delete;

@@ -13,7 +13,8 @@ namespace ember {
 class InferenceMode {
  public:
   explicit InferenceMode(bool enabled = true)
-      : previous_inference_(is_enabled()), previous_grad_(GradMode::is_enabled()) {
+      : previous_inference_(is_enabled()),
+        previous_grad_(GradMode::is_enabled()) {
     set_enabled(enabled);
     // Entering the mode turns grad off; InferenceMode(false) restores grad mode to on.
     GradMode::set_enabled(!enabled);

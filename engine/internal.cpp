@@ -3,7 +3,7 @@
 
 #include "cuda_backend.h"
 #include "inference_mode.h"
-#include "kernels/copy.h"
+#include "kernels/backend.h"
 
 namespace ember::internal {
 
@@ -11,8 +11,8 @@ Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
   int64_t nbytes = element_size(dtype);
   for (int64_t s : sizes) {
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
-    EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes), "Storage size calculation overflowed with sizes=",
-                to_string(sizes));
+    EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes),
+                "Storage size calculation overflowed with sizes=", to_string(sizes));
   }
   auto storage = std::make_shared<Storage>(nbytes, device,
                                            /*tracks_version=*/!InferenceMode::is_enabled());
@@ -34,23 +34,21 @@ Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
 
 Tensor converted(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
-  check_cpu(t, "to");
   Tensor out = new_empty(t.sizes(), dtype, t.device());
-  kernels::copy(out, t);
+  kernels::on(t.device()).copy(out, t);
   return out;
 }
 
 Tensor contiguous(const Tensor& t) {
   if (t.is_contiguous()) return t;
-  check_cpu(t, "contiguous");
   Tensor out = new_empty(t.sizes(), t.dtype(), t.device());
-  kernels::copy(out, t);
+  kernels::on(t.device()).copy(out, t);
   return out;
 }
 
 Tensor scalar(Scalar value, DType dtype, Device device) {
   Tensor out = new_empty({}, dtype, kCPU);
-  kernels::fill(out, value);
+  kernels::on(kCPU).fill(out, value);
   return device.is_cpu() ? out : out.to(device);
 }
 
@@ -73,9 +71,7 @@ DType combine(DType higher, DType lower) {
   if (higher == kBool || is_floating_point(lower)) return promote_types(higher, lower);
   return higher;
 }
-DType wrapped_number_dtype(Scalar s) {
-  return s.is_floating_point() ? kFloat32 : s.is_integral() ? kInt64 : kBool;
-}
+DType wrapped_number_dtype(Scalar s) { return s.is_floating_point() ? kFloat32 : s.is_integral() ? kInt64 : kBool; }
 }  // namespace
 
 DType result_type(const Tensor& a, const Tensor& b) {
@@ -83,8 +79,7 @@ DType result_type(const Tensor& a, const Tensor& b) {
   if (a_dims == b_dims) return promote_types(a.dtype(), b.dtype());
   const Tensor& dimensioned = a_dims ? a : b;
   const Tensor& zero_dim = a_dims ? b : a;
-  if (category(zero_dim.dtype()) > category(dimensioned.dtype()))
-    return combine(dimensioned.dtype(), zero_dim.dtype());
+  if (category(zero_dim.dtype()) > category(dimensioned.dtype())) return combine(dimensioned.dtype(), zero_dim.dtype());
   return dimensioned.dtype();
 }
 
@@ -135,10 +130,6 @@ void check_same_device(const Tensor& a, const Tensor& b) {
   if (a.dim() == 0 && a.device().is_cpu()) return;
   throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
                       a.device().str(), " and ", b.device().str(), "!"));
-}
-
-void check_cpu(const Tensor& t, const char* op) {
-  EMBER_CHECK(t.device().is_cpu(), "ember: '", op, "' has no CUDA kernel yet (tensor on ", t.device().str(), ")");
 }
 
 }  // namespace ember::internal

@@ -1,5 +1,5 @@
-// Helpers the op implementations share and users do not need: tensors made without recording
-// autograd (kernels' inputs and outputs), and the argument checks every op repeats.
+// Helpers the op implementations share and users do not need: fresh tensors and plain copies
+// for kernels' inputs and outputs (these record no autograd), and the argument checks many ops make.
 #pragma once
 #include "ops.h"
 
@@ -7,7 +7,7 @@ namespace ember::internal {
 
 // A fresh contiguous tensor (inference tensor inside InferenceMode), never requiring grad.
 Tensor new_empty(const Dims& sizes, DType dtype, Device device = kCPU);
-// An alias of t's storage with t's layout and no autograd data (detach without the bookkeeping).
+// An alias of t's storage with t's layout and no autograd data (what detach() returns).
 Tensor alias(const Tensor& t);
 // t viewed with the broadcast `sizes` (zero strides), without autograd.
 Tensor broadcast_to(const Tensor& t, const Dims& sizes);
@@ -37,7 +37,5 @@ void check_no_partial_overlap(const Tensor& written, const Tensor& read);
 
 // "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
 void check_same_device(const Tensor& a, const Tensor& b);
-// Ops without a CUDA kernel yet say so instead of reading device memory from the CPU.
-void check_cpu(const Tensor& t, const char* op);
 
 }  // namespace ember::internal

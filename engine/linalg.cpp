@@ -1,183 +1,207 @@
 // Matrix products. mm/addmm/bmm check their arguments with PyTorch's messages and call the gemm
-// kernel; matmul folds N-D arguments into those three exactly as ATen's matmul does (so an error
-// from a folded call shows the folded sizes, as in PyTorch); linear is addmm with weight.t().
-#include "autograd/record.h"
+// kernel (kernels/matmul.cpp: oneDNN); matmul folds N-D arguments into those three exactly as
+// ATen's matmul does (so an error from a folded call shows the folded sizes, as in PyTorch);
+// linear is addmm with weight.t(). The path of linear(x, w, b) is: linear -> addmm -> call<Addmm>
+// (dispatch.h) -> Addmm::compute -> kernels::on(cpu).gemm -> AddmmBackward0 (derivatives.h).
+#include "dispatch.h"
 #include "internal.h"
-#include "kernels/copy.h"
-#include "kernels/matmul.h"
-#include "ops.h"
+#include "kernels/backend.h"
 #include "shape_rules.h"
 
 namespace ember {
 
-using autograd::Op;
+using namespace autograd;  // the backward nodes
 
 namespace {
 
-// A 2-D tensor seen as a batch of one, without autograd.
+// A 2-D tensor seen as a batch of one.
 Tensor as_batch(const Tensor& t) {
   return Tensor(std::make_shared<TensorImpl>(t.impl()->storage, Dims{1, t.size(0), t.size(1)},
-                                             Dims{t.size(0) * t.size(1), t.stride(0), t.stride(1)},
-                                             t.storage_offset(), t.dtype()));
+                                             Dims{t.size(0) * t.size(1), t.stride(0), t.stride(1)}, t.storage_offset(),
+                                             t.dtype()));
 }
+
+// An operand as the gemm kernel reads it: unchanged when it has a unit inner stride, else a copy.
+Tensor gemm_operand(const Tensor& t) { return kernels::has_gemm_layout(t) ? t : t.clone(); }
 
 void check_shapes_multiply(const Tensor& mat1, const Tensor& mat2) {
   EMBER_CHECK(mat1.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", join_x(mat1.sizes()),
               " and ", join_x(mat2.sizes()), ")");
 }
 
-// out = alpha * a @ b + beta * out, treating an empty inner dimension as a zero product.
+void check_same_dtype(const Tensor& a, const Tensor& b) {
+  EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
+              scalar_type_name(b.dtype()));
+}
+
+// out = alpha * a @ b + beta * out (+ bias), treating an empty inner dimension as a zero product.
 void run_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
+  const kernels::KernelTable& kernels = kernels::on(out.device());
   if (a.size(2) == 0) {
-    if (beta == 0) kernels::fill(out, 0);
-    else if (beta != 1) kernels::copy(out, internal::alias(mul(internal::alias(out), beta)));
+    if (beta == 0) kernels.fill(out, 0);
+    else if (beta != 1) kernels.copy(out, out * beta);
     return;
   }
-  kernels::gemm(out, a, b, alpha, beta, bias);
+  kernels.gemm(out, gemm_operand(a), gemm_operand(b), alpha, beta, bias);
 }
 
-// The products' formulas read both operands (d(a b) = da b + a db), so both are saved.
-void record_product(Op op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  if (!autograd::needs_grad({&a, &b})) return;
-  auto node = autograd::make_node(op, {&a, &b});
-  node->saved.emplace_back(a, false);
-  node->saved.emplace_back(b, false);
-  autograd::set_history(out, node);
-}
+struct Mm : FunctionalOp {
+  static constexpr const char* name = "aten::mm";
+  static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
+  static Tensor compute(const Tensor& a, const Tensor& b) {
+    EMBER_CHECK(a.dim() == 2, "self must be a matrix");
+    EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
+    check_shapes_multiply(a, b);
+    internal::check_same_device(a, b);
+    check_same_dtype(a, b);
+    Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
+    run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
+    return out;
+  }
+  static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
+
+struct Addmm : FunctionalOp {
+  static constexpr const char* name = "aten::addmm";
+  static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
+  static Tensor compute(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta_, Scalar alpha_) {
+    EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype");
+    EMBER_CHECK(mat1.dtype() == mat2.dtype(), "mat1 and mat2 must have the same dtype");
+    EMBER_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
+    EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+    check_shapes_multiply(mat1, mat2);
+    internal::check_same_device(mat1, mat2);
+    internal::check_same_device(self, mat1);
+    const int64_t M = mat1.size(0), N = mat2.size(1);
+    const double beta = beta_.to_double(), alpha = alpha_.to_double();
+    Tensor addend = self.expand({M, N});  // PyTorch's expand error for a bad self
+    Tensor out = internal::new_empty({M, N}, mat1.dtype(), mat1.device());
+    // A bias row (linear's case) goes to the kernel as a bias; any other addend is copied into out.
+    const bool bias_row =
+        beta == 1 && alpha == 1 && self.dim() == 1 && self.size(0) == N && self.is_contiguous() && mat1.size(1) > 0;
+    if (!bias_row && beta != 0) kernels::on(out.device()).copy(out, addend);
+    run_gemm(as_batch(out), as_batch(mat1), as_batch(mat2), alpha, bias_row ? 0 : beta, bias_row ? self : Tensor());
+    return out;
+  }
+  static AddmmBackward0 save(const Tensor&, const Tensor&, const Tensor& mat1, const Tensor& mat2, Scalar beta,
+                             Scalar alpha) {
+    return {mat1, mat2, alpha, beta};
+  }
+};
+
+struct Bmm : FunctionalOp {
+  static constexpr const char* name = "aten::bmm";
+  static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
+  static Tensor compute(const Tensor& a, const Tensor& b) {
+    EMBER_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
+    EMBER_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
+    EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
+                "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
+                "] but got: [", b.size(0), ", ", b.size(1), "].");
+    internal::check_same_device(a, b);
+    check_same_dtype(a, b);
+    Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
+    run_gemm(out, a, b, 1, 0, {});
+    return out;
+  }
+  static BmmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
+
+// matmul's 1-D cases: a row times a column, a matrix times a column.
+struct Dot : FunctionalOp {
+  static constexpr const char* name = "aten::dot";
+  static Tensor compute(const Tensor& a, const Tensor& b) {
+    EMBER_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
+                b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
+                " elements respectively");
+    EMBER_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
+                scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
+    return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
+  }
+  static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
+struct Mv : FunctionalOp {
+  static constexpr const char* name = "aten::mv";
+  static Tensor compute(const Tensor& a, const Tensor& v) {
+    EMBER_CHECK(a.size(1) == v.size(0), "size mismatch, got ", a.size(0), ", ", a.size(0), "x", a.size(1), ",",
+                v.size(0));
+    check_same_dtype(a, v);
+    return Mm::compute(a, v.unsqueeze(1)).squeeze(1);
+  }
+  static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) { return {a, v}; }
+};
 
 }  // namespace
 
-Tensor mm(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dim() == 2, "self must be a matrix");
-  EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
-  check_shapes_multiply(a, b);
-  internal::check_same_device(a, b);
-  EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
-              scalar_type_name(b.dtype()));
-  internal::check_cpu(a, "mm");
-  Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
-  run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
-  record_product(Op::Mm, out, a, b);
-  return out;
+Tensor mm(const Tensor& a, const Tensor& b) { return call<Mm>(a, b); }
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
+  return call<Addmm>(self, mat1, mat2, beta, alpha);
 }
+Tensor bmm(const Tensor& a, const Tensor& b) { return call<Bmm>(a, b); }
 
-Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta_, Scalar alpha_) {
-  EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype");
-  EMBER_CHECK(mat1.dtype() == mat2.dtype(), "mat1 and mat2 must have the same dtype");
-  EMBER_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
-  EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
-  check_shapes_multiply(mat1, mat2);
-  internal::check_same_device(mat1, mat2);
-  internal::check_same_device(self, mat1);
-  internal::check_cpu(mat1, "addmm");
-  const int64_t M = mat1.size(0), N = mat2.size(1);
-  const double beta = beta_.to_double(), alpha = alpha_.to_double();
-  Tensor addend = internal::alias(self).expand({M, N});  // PyTorch's expand error for a bad self
-  Tensor out = internal::new_empty({M, N}, mat1.dtype(), mat1.device());
-  // A bias row (linear's case) goes to the kernel as a bias; any other addend is copied into out.
-  const bool bias_row = beta == 1 && alpha == 1 && self.dim() == 1 && self.size(0) == N && self.is_contiguous() &&
-                        mat1.size(1) > 0;
-  if (!bias_row && beta != 0) kernels::copy(out, addend);
-  run_gemm(as_batch(out), as_batch(mat1), as_batch(mat2), alpha, bias_row ? 0 : beta, bias_row ? self : Tensor());
-  if (autograd::needs_grad({&self, &mat1, &mat2})) {
-    auto node = autograd::make_node(Op::Addmm, {&self, &mat1, &mat2});
-    node->args.alpha = alpha_;
-    node->args.beta = beta_;
-    node->args.sizes = self.sizes();
-    node->saved.emplace_back(mat1, false);
-    node->saved.emplace_back(mat2, false);
-    autograd::set_history(out, node);
-  }
-  return out;
-}
-
-Tensor bmm(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
-  EMBER_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
-  EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
-              "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
-              "] but got: [", b.size(0), ", ", b.size(1), "].");
-  internal::check_same_device(a, b);
-  EMBER_CHECK(a.dtype() == b.dtype(), "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
-              scalar_type_name(b.dtype()));
-  internal::check_cpu(a, "bmm");
-  Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
-  run_gemm(out, a, b, 1, 0, {});
-  record_product(Op::Bmm, out, a, b);
-  return out;
-}
-
+// matmul and linear are composite: written with the public ops, which record their own nodes.
 namespace {
 
-Tensor dot(const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
-              b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
-              " elements respectively");
-  EMBER_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
-              scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
-  Tensor row = internal::alias(a).unsqueeze(0), column = internal::alias(b).unsqueeze(1);
-  Tensor out = internal::alias(mm(row, column)).reshape({});
-  record_product(Op::Dot, out, a, b);
-  return out;
-}
+struct Matmul : CompositeOp {
+  static constexpr const char* name = "aten::matmul";
+  static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
+  static Tensor compute(const Tensor& a, const Tensor& b) {
+    const int64_t dim1 = a.dim(), dim2 = b.dim();
+    EMBER_CHECK(dim1 > 0 && dim2 > 0, "both arguments to matmul need to be at least 1D, but they are ", dim1, "D and ",
+                dim2, "D");
+    if (dim1 == 1 && dim2 == 1) return call<Dot>(a, b);
+    if (dim1 == 2 && dim2 == 1) return call<Mv>(a, b);
+    if (dim1 == 1 && dim2 == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+    if (dim1 == 2 && dim2 == 2) return mm(a, b);
+    if (dim1 >= 3 && (dim2 == 1 || dim2 == 2)) {
+      // Fold the batch dims of `a` into its rows: one mm instead of many small products.
+      Dims output_size(std::span<const int64_t>(a.sizes().data(), dim1 - 1));
+      if (dim2 == 2) output_size.push_back(b.size(-1));
+      Tensor folded = a.reshape({-1, a.size(-1)});
+      Tensor out = mm(folded, dim2 == 1 ? b.unsqueeze(-1) : b);
+      return unsafe_view(out, output_size);
+    }
+    // Batched product with broadcasting of the batch dims.
+    const int64_t n = dim1 > 1 ? a.size(-2) : 1, m1 = a.size(-1);
+    const int64_t m2 = dim2 > 1 ? b.size(-2) : b.size(-1), p = dim2 > 1 ? b.size(-1) : 1;
+    Dims batch1(std::span<const int64_t>(a.sizes().data(), std::max<int64_t>(dim1 - 2, 0)));
+    Dims batch2(std::span<const int64_t>(b.sizes().data(), std::max<int64_t>(dim2 - 2, 0)));
+    Dims batch = broadcast_shapes(batch1, batch2);
+    const int64_t batch_product = product(batch);
+    Dims a_size = batch, b_size = batch;
+    a_size.push_back(n);
+    a_size.push_back(m1);
+    b_size.push_back(m2);
+    b_size.push_back(p);
+    Tensor a3 = a.expand(a_size).reshape({batch_product, n, m1});
+    Tensor b3 = b.expand(b_size).reshape({batch_product, m2, p});
+    Dims output_shape = batch;
+    if (dim1 > 1) output_shape.push_back(n);
+    if (dim2 > 1) output_shape.push_back(p);
+    return unsafe_view(bmm(a3, b3), output_shape);
+  }
+};
 
-Tensor mv(const Tensor& a, const Tensor& v) {
-  EMBER_CHECK(a.size(1) == v.size(0), "size mismatch, got ", a.size(0), ", ", a.size(0), "x", a.size(1), ",",
-              v.size(0));
-  EMBER_CHECK(a.dtype() == v.dtype(), "expected scalar type ", scalar_type_name(a.dtype()), " but found ",
-              scalar_type_name(v.dtype()));
-  Tensor out = internal::alias(mm(internal::alias(a), internal::alias(v).unsqueeze(1))).squeeze(1);
-  record_product(Op::Mv, out, a, v);
-  return out;
-}
+struct Linear : CompositeOp {
+  static constexpr const char* name = "aten::linear";
+  static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
+  static Tensor compute(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+    if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
+    if (bias.defined() && input.is_contiguous() && input.dim() == 3) {
+      Tensor out = addmm(bias, input.view({input.size(0) * input.size(1), input.size(2)}), weight.t());
+      return out.view({input.size(0), input.size(1), out.size(1)});
+    }
+    Tensor out = matmul(input, weight.t());
+    if (bias.defined()) out.add_(bias);
+    return out;
+  }
+};
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  const int64_t dim1 = a.dim(), dim2 = b.dim();
-  EMBER_CHECK(dim1 > 0 && dim2 > 0, "both arguments to matmul need to be at least 1D, but they are ", dim1, "D and ",
-              dim2, "D");
-  if (dim1 == 1 && dim2 == 1) return dot(a, b);
-  if (dim1 == 2 && dim2 == 1) return mv(a, b);
-  if (dim1 == 1 && dim2 == 2) return mm(a.unsqueeze(0), b).squeeze(0);
-  if (dim1 == 2 && dim2 == 2) return mm(a, b);
-  if (dim1 >= 3 && (dim2 == 1 || dim2 == 2)) {
-    // Fold the batch dims of `a` into its rows: one mm instead of many small products.
-    Dims output_size(std::span<const int64_t>(a.sizes().data(), dim1 - 1));
-    if (dim2 == 2) output_size.push_back(b.size(-1));
-    Tensor folded = a.reshape({-1, a.size(-1)});
-    Tensor out = mm(folded, dim2 == 1 ? b.unsqueeze(-1) : b);
-    return unsafe_view(out, output_size);
-  }
-  // Batched product with broadcasting of the batch dims.
-  const int64_t n = dim1 > 1 ? a.size(-2) : 1, m1 = a.size(-1);
-  const int64_t m2 = dim2 > 1 ? b.size(-2) : b.size(-1), p = dim2 > 1 ? b.size(-1) : 1;
-  Dims batch1(std::span<const int64_t>(a.sizes().data(), std::max<int64_t>(dim1 - 2, 0)));
-  Dims batch2(std::span<const int64_t>(b.sizes().data(), std::max<int64_t>(dim2 - 2, 0)));
-  Dims batch = broadcast_shapes(batch1, batch2);
-  const int64_t batch_product = product(batch);
-  Dims a_size = batch, b_size = batch;
-  a_size.push_back(n);
-  a_size.push_back(m1);
-  b_size.push_back(m2);
-  b_size.push_back(p);
-  Tensor a3 = a.expand(a_size).reshape({batch_product, n, m1});
-  Tensor b3 = b.expand(b_size).reshape({batch_product, m2, p});
-  Dims output_shape = batch;
-  if (dim1 > 1) output_shape.push_back(n);
-  if (dim2 > 1) output_shape.push_back(p);
-  return unsafe_view(bmm(a3, b3), output_shape);
-}
-
+Tensor matmul(const Tensor& a, const Tensor& b) { return call<Matmul>(a, b); }
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
-  if (input.dim() == 2 && bias.defined()) return addmm(bias, input, weight.t());
-  if (bias.defined() && input.is_contiguous() && input.dim() == 3) {
-    Tensor out = addmm(bias, input.view({input.size(0) * input.size(1), input.size(2)}), weight.t());
-    return out.view({input.size(0), input.size(1), out.size(1)});
-  }
-  Tensor out = matmul(input, weight.t());
-  if (bias.defined()) out.add_(bias);
-  return out;
+  return call<Linear>(input, weight, bias);
 }
 
 }  // namespace ember

@@ -54,8 +54,7 @@ struct Float16 {
     const float normalized = std::bit_cast<float>((two_w >> 4) + exp_offset) * 0x1.0p-112f;
     const float denormalized = std::bit_cast<float>((two_w >> 17) | (126u << 23)) - 0.5f;
     const uint32_t result =
-        sign | (two_w < (1u << 27) ? std::bit_cast<uint32_t>(denormalized)
-                                   : std::bit_cast<uint32_t>(normalized));
+        sign | (two_w < (1u << 27) ? std::bit_cast<uint32_t>(denormalized) : std::bit_cast<uint32_t>(normalized));
     return std::bit_cast<float>(result);
   }
 };

@@ -93,8 +93,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 // ---- neural-network functions (nn_functional.cpp) ----
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
-Tensor layer_norm(const Tensor& input, const Dims& normalized_shape, const Tensor& weight = {},
-                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, const Dims& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
 enum class Reduction { None, Mean, Sum };
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 // Negative log-likelihood of class-index targets given log-probabilities [N, C] or [C].

@@ -1,18 +1,16 @@
-// Element-wise ops. The path of `a + b`: check devices, pick the result dtype (PyTorch's
-// promotion), broadcast the shapes, run the kernel in the compute dtype, cast back for 16-bit
-// floats, then record AddBackward0 if an input requires grad. In-place forms (`a += b`) run the
-// same kernel into `a` and bump its version counter.
-#include "autograd/inplace.h"
-#include "autograd/record.h"
+// Element-wise ops. The path of `a + b`: call<Add> (dispatch.h) runs Add::compute, which checks
+// devices, picks the result dtype (PyTorch's promotion), broadcasts the shapes and runs the
+// kernel in the compute dtype (16-bit floats compute in float32 and round once); the dispatcher
+// then records AddBackward0 if an input requires grad. In-place forms (`a += b`) run the same
+// kernel into `a`, and the dispatcher bumps its version counter.
+#include "dispatch.h"
 #include "internal.h"
-#include "kernels/copy.h"
-#include "kernels/elementwise.h"
-#include "ops.h"
+#include "kernels/backend.h"
 #include "shape_rules.h"
 
 namespace ember {
 
-using autograd::Op;
+using namespace autograd;  // the backward nodes
 using kernels::BinaryOp;
 using kernels::CompareOp;
 using kernels::UnaryOp;
@@ -31,50 +29,24 @@ void check_bool_subtraction(BinaryOp op, DType a, DType b) {
               "mask, use the `~` or `logical_not()` operator instead.");
 }
 
-// Computes a (op) b into a fresh tensor of dtype `result`, without autograd.
-Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
-  internal::check_cpu(a, "binary op");
-  internal::check_cpu(b, "binary op");
-  const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
-  const DType compute = internal::compute_dtype(result);
-  Tensor out = internal::new_empty(shape, compute, a.device());
-  if (a.dtype() == compute && b.dtype() == compute && a.sizes() == shape && b.sizes() == shape) {
-    kernels::binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
-    return out;
-  }
-  kernels::binary(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
-                  internal::broadcast_to(internal::converted(b, compute), shape), alpha);
-  return internal::converted(out, result);
-}
-
-// The node of a binary op with a tensor, or with a number (its formula then has one input).
-Op grad_op_of(BinaryOp op, bool with_number) {
-  switch (op) {
-    case BinaryOp::Add: return with_number ? Op::AddScalar : Op::Add;
-    case BinaryOp::Sub: return with_number ? Op::SubScalar : Op::Sub;
-    case BinaryOp::Mul: return with_number ? Op::MulScalar : Op::Mul;
-    case BinaryOp::Div: return with_number ? Op::DivScalar : Op::Div;
-  }
-  return Op::Add;
-}
-
 void check_alpha(Scalar alpha, DType result) {
   EMBER_CHECK(is_floating_point(result) || !alpha.is_floating_point(),
               "For integral input tensors, argument alpha must not be a floating point number.");
 }
 
-// Records a (op) b. Mul and Div formulas read the operands' values: `a_value` is what the left
-// operand held (for an in-place op, a copy from before the update), undefined when no formula
-// reads it.
-std::shared_ptr<autograd::Node> binary_node(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha,
-                                            const Tensor& a_value) {
-  auto node = autograd::make_node(grad_op_of(op, false), {&a, &b});
-  node->args.alpha = alpha;
-  if (op == BinaryOp::Mul || op == BinaryOp::Div) {
-    node->saved.emplace_back(a_value, false);
-    node->saved.emplace_back(b, false);
+// a (op) b into a fresh tensor of dtype `result`.
+Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
+  const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
+  const DType compute = internal::compute_dtype(result);
+  Tensor out = internal::new_empty(shape, compute, a.device());
+  const kernels::KernelTable& kernels = kernels::on(out.device());
+  if (a.dtype() == compute && b.dtype() == compute && a.sizes() == shape && b.sizes() == shape) {
+    kernels.binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
+    return out;
   }
-  return node;
+  kernels.binary(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
+                 internal::broadcast_to(internal::converted(b, compute), shape), alpha);
+  return internal::converted(out, result);
 }
 
 Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -82,42 +54,35 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_bool_subtraction(op, a.dtype(), b.dtype());
   const DType result = binary_result_dtype(op, internal::result_type(a, b));
   check_alpha(alpha, result);
-  Tensor out = compute_binary(op, a, b, alpha, result);
-  if (autograd::needs_grad({&a, &b})) autograd::set_history(out, binary_node(op, a, b, alpha, a));
-  return out;
+  return compute_binary(op, a, b, alpha, result);
 }
 
-// `a (op) number`: the number becomes a 0-dim tensor of a's compute dtype ("wrapped number").
+// `a (op) number`: the number becomes a 0-dim tensor of the compute dtype (a "wrapped number").
+DType scalar_result_dtype(BinaryOp op, const Tensor& a, Scalar b) {
+  return binary_result_dtype(op, internal::result_type(a, b));
+}
+Tensor wrapped_number(BinaryOp op, const Tensor& a, Scalar b) {
+  return internal::scalar(b, internal::compute_dtype(scalar_result_dtype(op, a, b)));
+}
 Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
   check_bool_subtraction(op, a.dtype(), b.kind());
-  const DType result = binary_result_dtype(op, internal::result_type(a, b));
-  Tensor number = internal::scalar(b, internal::compute_dtype(result));
-  Tensor out = compute_binary(op, a, number, 1, result);
-  if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op_of(op, true), {&a});
-    node->args.alpha = b;
-    autograd::set_history(out, node);
-  }
-  return out;
+  return compute_binary(op, a, wrapped_number(op, a, b), 1, scalar_result_dtype(op, a, b));
 }
 
+// ---- the checks every in-place write into `self` makes ----
 // An in-place op may not narrow the category of the result (float into an int64 tensor).
 void check_can_cast(DType result, DType self) {
   const bool narrows = (is_floating_point(result) && !is_floating_point(self)) || (result != kBool && self == kBool);
   EMBER_CHECK(!narrows, "result type ", scalar_type_name(result), " can't be cast to the desired output type ",
               scalar_type_name(self));
 }
-
-// The checks every in-place write into `self` starts with.
 void check_writable(const Tensor& self, const Tensor& source) {
-  internal::check_cpu(self, "in-place op");
-  autograd::check_inplace(self);
   internal::check_no_internal_overlap(self);
   if (source.defined()) internal::check_no_partial_overlap(self, source);
 }
 
-// The in-place form: self = self (op) other, computed in self's dtype.
-Tensor& inplace_op(BinaryOp op, Tensor& self, const Tensor& other, Scalar alpha) {
+// self = self (op) other, computed in self's dtype.
+void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar alpha) {
   internal::check_same_device(self, other);
   check_writable(self, other);
   const DType result = binary_result_dtype(op, internal::result_type(self, other));
@@ -126,186 +91,359 @@ Tensor& inplace_op(BinaryOp op, Tensor& self, const Tensor& other, Scalar alpha)
   const Dims shape = broadcast_shapes(self.sizes(), other.sizes());
   EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
               " doesn't match the broadcast shape ", to_string(shape));
-  const bool recording = autograd::needs_grad({&self, &other});
-  // other's gradient under Mul/Div needs self's value from before the update: keep a copy.
-  Tensor self_before;
-  if (recording && (op == BinaryOp::Mul || op == BinaryOp::Div) && other.requires_grad()) {
-    self_before = internal::new_empty(self.sizes(), self.dtype());
-    kernels::copy(self_before, self);
-  }
-  if (internal::compute_dtype(self.dtype()) == self.dtype() && self.dtype() == result) {
-    kernels::binary(op, self, self, internal::broadcast_to(internal::converted(other, self.dtype()), shape), alpha);
-  } else {
-    kernels::copy(self, compute_binary(op, self, other, alpha, result));
-  }
-  std::shared_ptr<autograd::Node> node;
-  // Saving self itself would make self's own grad_fn own self: alias it instead (x.mul_(x)).
-  if (recording) node = binary_node(op, self, other.is_same(self) ? internal::alias(other) : other, alpha, self_before);
-  autograd::finish_inplace(self, node);
-  return self;
+  const kernels::KernelTable& kernels = kernels::on(self.device());
+  if (internal::compute_dtype(self.dtype()) == self.dtype() && self.dtype() == result)
+    kernels.binary(op, self, self, internal::broadcast_to(internal::converted(other, self.dtype()), shape), alpha);
+  else kernels.copy(self, compute_binary(op, self, other, alpha, result));
 }
 
-Tensor& inplace_scalar_op(BinaryOp op, Tensor& self, Scalar other) {
+void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
   check_writable(self, Tensor());
   check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
   Tensor number = internal::scalar(other, internal::compute_dtype(self.dtype()));
+  const kernels::KernelTable& kernels = kernels::on(self.device());
   if (internal::compute_dtype(self.dtype()) == self.dtype())
-    kernels::binary(op, self, self, internal::broadcast_to(number, self.sizes()), 1);
-  else
-    kernels::copy(self, compute_binary(op, self, number, 1, self.dtype()));
-  std::shared_ptr<autograd::Node> node;
-  if (autograd::needs_grad({&self})) {
-    node = autograd::make_node(grad_op_of(op, true), {&self});
-    node->args.alpha = other;
-  }
-  autograd::finish_inplace(self, node);
-  return self;
+    kernels.binary(op, self, self, internal::broadcast_to(number, self.sizes()), 1);
+  else kernels.copy(self, compute_binary(op, self, number, 1, self.dtype()));
+}
+
+// What an in-place mul_/div_ saves, before it writes: other's gradient needs self's old value
+// (a copy, only when other requires grad); saving other itself when it is self would make self's
+// own grad_fn own self (x.mul_(x)), so an alias is saved (Note [Saving an output]).
+template <typename Backward>
+Backward save_inplace_product(const Tensor& self, const Tensor& other) {
+  Tensor self_before;
+  if (other.requires_grad()) self_before = self.detach().clone();
+  return {self_before, other.is_same(self) ? other.detach() : other};
 }
 
 // Unary math: computed in float32/float64 (integers and 16-bit floats are converted first).
-Tensor unary_op(UnaryOp op, Op grad_op, const Tensor& a, double exponent = 0, bool keeps_integers = false) {
-  internal::check_cpu(a, "unary op");
+Tensor unary_op(UnaryOp op, const Tensor& a, double exponent = 0, bool keeps_integers = false) {
   DType result = a.dtype();
   if (!is_floating_point(result) && !keeps_integers) result = kFloat32;
   const DType compute = internal::compute_dtype(result);
   Tensor input = internal::contiguous(internal::converted(a, compute));
   Tensor out = internal::new_empty(a.sizes(), compute, a.device());
-  kernels::unary(op, out, input, exponent);
-  out = internal::converted(out, result);
-  if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op, {&a});
-    node->args.exponent = exponent;
-    // exp, sigmoid, tanh, sqrt and relu differentiate through their output; log and pow through the input.
-    const bool saves_output = op == UnaryOp::Exp || op == UnaryOp::Sigmoid || op == UnaryOp::Tanh ||
-                              op == UnaryOp::Sqrt || op == UnaryOp::Relu;
-    if (op != UnaryOp::Neg) node->saved.emplace_back(saves_output ? out : a, saves_output);
-    autograd::set_history(out, node);
-  }
-  return out;
+  kernels::on(out.device()).unary(op, out, input, exponent);
+  return internal::converted(out, result);
 }
 
 Tensor compare_op(CompareOp op, const Tensor& a, const Tensor& b) {
   internal::check_same_device(a, b);
-  internal::check_cpu(a, "comparison");
-  internal::check_cpu(b, "comparison");
   const DType compute = internal::compute_dtype(internal::result_type(a, b));
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor out = internal::new_empty(shape, kBool, a.device());
-  kernels::compare(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
-                   internal::broadcast_to(internal::converted(b, compute), shape));
+  kernels::on(out.device())
+      .compare(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
+               internal::broadcast_to(internal::converted(b, compute), shape));
   return out;
 }
 
-Tensor compare_scalar(CompareOp op, const Tensor& a, Scalar b) {
-  return compare_op(op, a, internal::scalar(b, internal::result_type(a, b)));
-}
+// ---- the op structs (dispatch.h) ----
+struct Add : FunctionalOp {
+  static constexpr const char* name = "aten::add";
+  static Tensor compute(const Tensor& a, const Tensor& b, Scalar alpha) {
+    return binary_op(BinaryOp::Add, a, b, alpha);
+  }
+  static AddBackward0 save(const Tensor&, const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
+};
+struct Sub : FunctionalOp {
+  static constexpr const char* name = "aten::sub";
+  static Tensor compute(const Tensor& a, const Tensor& b, Scalar alpha) {
+    return binary_op(BinaryOp::Sub, a, b, alpha);
+  }
+  static SubBackward0 save(const Tensor&, const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
+};
+struct Mul : FunctionalOp {
+  static constexpr const char* name = "aten::mul";
+  static Tensor compute(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Mul, a, b, 1); }
+  static MulBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
+struct Div : FunctionalOp {
+  static constexpr const char* name = "aten::div";
+  static Tensor compute(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Div, a, b, 1); }
+  static DivBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
+// With a number: PyTorch's Python API wraps it as a 0-dim tensor, so the nodes are the same.
+struct AddNumber : FunctionalOp {
+  static constexpr const char* name = "aten::add";
+  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Add, a, b); }
+  static AddBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
+};
+struct SubNumber : FunctionalOp {
+  static constexpr const char* name = "aten::sub";
+  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Sub, a, b); }
+  static SubBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
+};
+struct MulNumber : FunctionalOp {
+  static constexpr const char* name = "aten::mul";
+  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Mul, a, b); }
+  static MulBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
+    return {{}, wrapped_number(BinaryOp::Mul, a, b)};
+  }
+};
+struct DivNumber : FunctionalOp {
+  static constexpr const char* name = "aten::div";
+  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Div, a, b); }
+  static DivBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
+    return {{}, wrapped_number(BinaryOp::Div, a, b)};
+  }
+};
+struct Rsub : FunctionalOp {  // b - a
+  static constexpr const char* name = "aten::rsub";
+  static Tensor compute(const Tensor& a, Scalar b) {
+    const DType result = internal::result_type(a, b);
+    return compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1, result);
+  }
+  static RsubBackward1 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
+};
+
+struct Neg : FunctionalOp {
+  static constexpr const char* name = "aten::neg";
+  static Tensor compute(const Tensor& a) {
+    EMBER_CHECK(a.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
+                                    "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+    return unary_op(UnaryOp::Neg, a, 0, true);
+  }
+  static NegBackward0 save(const Tensor&, const Tensor&) { return {}; }
+};
+// exp, sqrt, relu, sigmoid and tanh differentiate through their output; log and pow through the input.
+struct Exp : FunctionalOp {
+  static constexpr const char* name = "aten::exp";
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Exp, a); }
+  static ExpBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
+};
+struct Log : FunctionalOp {
+  static constexpr const char* name = "aten::log";
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Log, a); }
+  static LogBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
+};
+struct Sqrt : FunctionalOp {
+  static constexpr const char* name = "aten::sqrt";
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sqrt, a); }
+  static SqrtBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
+};
+struct Relu : FunctionalOp {
+  static constexpr const char* name = "aten::relu";
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Relu, a, 0, true); }
+  static ReluBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
+};
+struct Sigmoid : FunctionalOp {
+  static constexpr const char* name = "aten::sigmoid";
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sigmoid, a); }
+  static SigmoidBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
+};
+struct Tanh : FunctionalOp {
+  static constexpr const char* name = "aten::tanh";
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Tanh, a); }
+  static TanhBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
+};
+struct Pow : FunctionalOp {
+  static constexpr const char* name = "aten::pow";
+  static Tensor compute(const Tensor& a, Scalar exponent) {
+    // An integer tensor to a non-negative integer power stays integral, as in torch.pow.
+    const bool integral = exponent.is_integral() && exponent.to_int() >= 0;
+    return unary_op(UnaryOp::Pow, a, exponent.to_double(), integral);
+  }
+  static PowBackward0 save(const Tensor&, const Tensor& a, Scalar exponent) { return {a, exponent.to_double()}; }
+};
+
+// Comparisons have no derivative: their bool results never require grad.
+template <CompareOp op>
+struct Compare : FunctionalOp {
+  static constexpr const char* name = op == CompareOp::Eq   ? "aten::eq"
+                                      : op == CompareOp::Ne ? "aten::ne"
+                                      : op == CompareOp::Lt ? "aten::lt"
+                                      : op == CompareOp::Le ? "aten::le"
+                                      : op == CompareOp::Gt ? "aten::gt"
+                                                            : "aten::ge";
+  static Tensor compute(const Tensor& a, const Tensor& b) { return compare_op(op, a, b); }
+  static Tensor compute(const Tensor& a, Scalar b) {
+    return compare_op(op, a, internal::scalar(b, internal::result_type(a, b)));
+  }
+};
+
+struct Where : FunctionalOp {
+  static constexpr const char* name = "aten::where";
+  static Tensor compute(const Tensor& condition, const Tensor& a, const Tensor& b) {
+    EMBER_CHECK(condition.dtype() == kBool,
+                "where expected condition to be a boolean tensor, but got a tensor with "
+                "dtype ",
+                scalar_type_name(condition.dtype()));
+    internal::check_same_device(condition, a);
+    internal::check_same_device(a, b);
+    const DType result = internal::result_type(a, b);
+    const Dims shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
+    Tensor out = internal::new_empty(shape, result, a.device());
+    kernels::on(out.device())
+        .where(out, internal::broadcast_to(condition, shape),
+               internal::broadcast_to(internal::converted(a, result), shape),
+               internal::broadcast_to(internal::converted(b, result), shape));
+    return out;
+  }
+  static WhereBackward0 save(const Tensor&, const Tensor& condition, const Tensor&, const Tensor&) {
+    return {condition};
+  }
+};
+
+// ---- in place ----
+struct AddInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::add_";
+  static void compute(const Tensor& self, const Tensor& other, Scalar alpha) {
+    inplace_binary(BinaryOp::Add, self, other, alpha);
+  }
+  static AddBackward0 save(const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
+};
+struct SubInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::sub_";
+  static void compute(const Tensor& self, const Tensor& other, Scalar alpha) {
+    inplace_binary(BinaryOp::Sub, self, other, alpha);
+  }
+  static SubBackward0 save(const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
+};
+struct MulInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::mul_";
+  static void compute(const Tensor& self, const Tensor& other) { inplace_binary(BinaryOp::Mul, self, other, 1); }
+  static MulBackward0 save(const Tensor& self, const Tensor& other) {
+    return save_inplace_product<MulBackward0>(self, other);
+  }
+};
+struct DivInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::div_";
+  static void compute(const Tensor& self, const Tensor& other) { inplace_binary(BinaryOp::Div, self, other, 1); }
+  static DivBackward0 save(const Tensor& self, const Tensor& other) {
+    return save_inplace_product<DivBackward0>(self, other);
+  }
+};
+struct AddNumberInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::add_";
+  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Add, self, other); }
+  static AddBackward0 save(const Tensor&, Scalar) { return {1}; }
+};
+struct SubNumberInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::sub_";
+  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Sub, self, other); }
+  static SubBackward0 save(const Tensor&, Scalar) { return {1}; }
+};
+struct MulNumberInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::mul_";
+  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Mul, self, other); }
+  static MulBackward0 save(const Tensor& self, Scalar other) {
+    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
+  }
+};
+struct DivNumberInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::div_";
+  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Div, self, other); }
+  static DivBackward0 save(const Tensor& self, Scalar other) {
+    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
+  }
+};
+struct Fill : InPlaceOp {
+  static constexpr const char* name = "aten::fill_";
+  static void compute(const Tensor& self, Scalar value) {
+    check_writable(self, Tensor());
+    kernels::on(self.device()).fill(self, value);
+  }
+  static FillBackward0 save(const Tensor&, Scalar) { return {}; }
+};
+struct Zero : InPlaceOp {
+  static constexpr const char* name = "aten::zero_";
+  static void compute(const Tensor& self) { Fill::compute(self, 0); }
+  static ZeroBackward0 save(const Tensor&) { return {}; }
+};
+struct Copy : InPlaceOp {
+  static constexpr const char* name = "aten::copy_";
+  static void compute(const Tensor& self, const Tensor& src) {
+    if (src.device() == self.device()) check_writable(self, src);
+    const Dims shape = broadcast_shapes(self.sizes(), src.sizes());
+    EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
+                " doesn't match the broadcast shape ", to_string(shape));
+    const Tensor source = src.device() == self.device() ? src : src.to(self.device());
+    kernels::on(self.device()).copy(self, internal::broadcast_to(source, self.sizes()));
+  }
+  static CopyBackwards save(const Tensor&, const Tensor&) { return {}; }
+};
 
 }  // namespace
 
-Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return binary_op(BinaryOp::Add, a, b, alpha); }
-Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return binary_op(BinaryOp::Sub, a, b, alpha); }
-Tensor mul(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Mul, a, b, 1); }
-Tensor div(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Div, a, b, 1); }
-Tensor add(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Add, a, b); }
-Tensor sub(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Sub, a, b); }
-Tensor mul(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Mul, a, b); }
-Tensor div(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Div, a, b); }
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Add>(a, b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Sub>(a, b, alpha); }
+Tensor mul(const Tensor& a, const Tensor& b) { return call<Mul>(a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return call<Div>(a, b); }
+Tensor add(const Tensor& a, Scalar b) { return call<AddNumber>(a, b); }
+Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber>(a, b); }
+Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber>(a, b); }
+Tensor div(const Tensor& a, Scalar b) { return call<DivNumber>(a, b); }
+Tensor rsub(const Tensor& a, Scalar b) { return call<Rsub>(a, b); }
 
-Tensor rsub(const Tensor& a, Scalar b) {
-  const DType result = internal::result_type(a, b);
-  Tensor out = compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1, result);
-  if (autograd::needs_grad({&a})) autograd::set_history(out, autograd::make_node(Op::RsubScalar, {&a}));
-  return out;
-}
+Tensor neg(const Tensor& a) { return call<Neg>(a); }
+Tensor exp(const Tensor& a) { return call<Exp>(a); }
+Tensor log(const Tensor& a) { return call<Log>(a); }
+Tensor sqrt(const Tensor& a) { return call<Sqrt>(a); }
+Tensor relu(const Tensor& a) { return call<Relu>(a); }
+Tensor sigmoid(const Tensor& a) { return call<Sigmoid>(a); }
+Tensor tanh(const Tensor& a) { return call<Tanh>(a); }
+Tensor pow(const Tensor& a, Scalar exponent) { return call<Pow>(a, exponent); }
 
-Tensor neg(const Tensor& a) {
-  EMBER_CHECK(a.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                                  "to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary_op(UnaryOp::Neg, Op::Neg, a, 0, true);
-}
-Tensor exp(const Tensor& a) { return unary_op(UnaryOp::Exp, Op::Exp, a); }
-Tensor log(const Tensor& a) { return unary_op(UnaryOp::Log, Op::Log, a); }
-Tensor sqrt(const Tensor& a) { return unary_op(UnaryOp::Sqrt, Op::Sqrt, a); }
-Tensor relu(const Tensor& a) { return unary_op(UnaryOp::Relu, Op::Relu, a, 0, true); }
-Tensor sigmoid(const Tensor& a) { return unary_op(UnaryOp::Sigmoid, Op::Sigmoid, a); }
-Tensor tanh(const Tensor& a) { return unary_op(UnaryOp::Tanh, Op::Tanh, a); }
-Tensor pow(const Tensor& a, Scalar exponent) {
-  // An integer tensor to a non-negative integer power stays integral, as in torch.pow.
-  const bool integral = exponent.is_integral() && exponent.to_int() >= 0;
-  return unary_op(UnaryOp::Pow, Op::PowScalar, a, exponent.to_double(), integral);
-}
+Tensor eq(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Eq>>(a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Ne>>(a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Lt>>(a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Le>>(a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Gt>>(a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Ge>>(a, b); }
+Tensor eq(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Eq>>(a, b); }
+Tensor ne(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Ne>>(a, b); }
+Tensor lt(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Lt>>(a, b); }
+Tensor le(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Le>>(a, b); }
+Tensor gt(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Gt>>(a, b); }
+Tensor ge(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Ge>>(a, b); }
 
-Tensor eq(const Tensor& a, const Tensor& b) { return compare_op(CompareOp::Eq, a, b); }
-Tensor ne(const Tensor& a, const Tensor& b) { return compare_op(CompareOp::Ne, a, b); }
-Tensor lt(const Tensor& a, const Tensor& b) { return compare_op(CompareOp::Lt, a, b); }
-Tensor le(const Tensor& a, const Tensor& b) { return compare_op(CompareOp::Le, a, b); }
-Tensor gt(const Tensor& a, const Tensor& b) { return compare_op(CompareOp::Gt, a, b); }
-Tensor ge(const Tensor& a, const Tensor& b) { return compare_op(CompareOp::Ge, a, b); }
-Tensor eq(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Eq, a, b); }
-Tensor ne(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Ne, a, b); }
-Tensor lt(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Lt, a, b); }
-Tensor le(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Le, a, b); }
-Tensor gt(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Gt, a, b); }
-Tensor ge(const Tensor& a, Scalar b) { return compare_scalar(CompareOp::Ge, a, b); }
-
-Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  EMBER_CHECK(condition.dtype() == kBool, "where expected condition to be a boolean tensor, but got a tensor with dtype ",
-              scalar_type_name(condition.dtype()));
-  internal::check_same_device(condition, a);
-  internal::check_same_device(a, b);
-  for (const Tensor* t : {&condition, &a, &b}) internal::check_cpu(*t, "where");
-  const DType result = internal::result_type(a, b);
-  const Dims shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
-  Tensor out = internal::new_empty(shape, result, a.device());
-  kernels::where(out, internal::broadcast_to(condition, shape),
-                 internal::broadcast_to(internal::converted(a, result), shape),
-                 internal::broadcast_to(internal::converted(b, result), shape));
-  if (autograd::needs_grad({&a, &b})) {
-    auto node = autograd::make_node(Op::Where, {&a, &b});
-    node->saved.emplace_back(condition, false);
-    autograd::set_history(out, node);
-  }
-  return out;
-}
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) { return call<Where>(condition, a, b); }
 
 // ---- in-place methods ----
-Tensor& Tensor::add_(const Tensor& other, Scalar alpha) { return inplace_op(BinaryOp::Add, *this, other, alpha); }
-Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) { return inplace_op(BinaryOp::Sub, *this, other, alpha); }
-Tensor& Tensor::mul_(const Tensor& other) { return inplace_op(BinaryOp::Mul, *this, other, 1); }
-Tensor& Tensor::div_(const Tensor& other) { return inplace_op(BinaryOp::Div, *this, other, 1); }
-Tensor& Tensor::add_(Scalar other) { return inplace_scalar_op(BinaryOp::Add, *this, other); }
-Tensor& Tensor::sub_(Scalar other) { return inplace_scalar_op(BinaryOp::Sub, *this, other); }
-Tensor& Tensor::mul_(Scalar other) { return inplace_scalar_op(BinaryOp::Mul, *this, other); }
-Tensor& Tensor::div_(Scalar other) { return inplace_scalar_op(BinaryOp::Div, *this, other); }
-
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+  call<AddInPlace>(*this, other, alpha);
+  return *this;
+}
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+  call<SubInPlace>(*this, other, alpha);
+  return *this;
+}
+Tensor& Tensor::mul_(const Tensor& other) {
+  call<MulInPlace>(*this, other);
+  return *this;
+}
+Tensor& Tensor::div_(const Tensor& other) {
+  call<DivInPlace>(*this, other);
+  return *this;
+}
+Tensor& Tensor::add_(Scalar other) {
+  call<AddNumberInPlace>(*this, other);
+  return *this;
+}
+Tensor& Tensor::sub_(Scalar other) {
+  call<SubNumberInPlace>(*this, other);
+  return *this;
+}
+Tensor& Tensor::mul_(Scalar other) {
+  call<MulNumberInPlace>(*this, other);
+  return *this;
+}
+Tensor& Tensor::div_(Scalar other) {
+  call<DivNumberInPlace>(*this, other);
+  return *this;
+}
 Tensor& Tensor::fill_(Scalar value) {
-  check_writable(*this, Tensor());
-  kernels::fill(*this, value);
-  autograd::finish_inplace(*this, autograd::needs_grad({this}) ? autograd::make_node(Op::Fill, {this}) : nullptr);
+  call<Fill>(*this, value);
   return *this;
 }
-
 Tensor& Tensor::zero_() {
-  check_writable(*this, Tensor());
-  kernels::fill(*this, 0);
-  autograd::finish_inplace(*this, autograd::needs_grad({this}) ? autograd::make_node(Op::Zero, {this}) : nullptr);
+  call<Zero>(*this);
   return *this;
 }
-
 Tensor& Tensor::copy_(const Tensor& src) {
-  if (src.device() == device()) check_writable(*this, src);
-  else autograd::check_inplace(*this);
-  const Dims shape = broadcast_shapes(sizes(), src.sizes());
-  EMBER_CHECK(shape == sizes(), "output with shape ", to_string(sizes()), " doesn't match the broadcast shape ",
-              to_string(shape));
-  Tensor source = src.device() == device() ? src : internal::alias(src).to(device());
-  internal::check_cpu(*this, "copy_");
-  kernels::copy(*this, internal::broadcast_to(source, sizes()));
-  std::shared_ptr<autograd::Node> node;
-  if (autograd::needs_grad({this, &src})) {
-    node = autograd::make_node(Op::Copy, {this, &src});
-  }
-  autograd::finish_inplace(*this, node);
+  call<Copy>(*this, src);
   return *this;
 }
 

@@ -42,7 +42,8 @@ std::string python_float_repr(double value) {
   std::string digits = text.substr(0, e_pos);
   if (digits.size() > 1) digits.erase(1, 1);  // drop the '.'
   if (exponent < -4 || exponent >= 16) {
-    std::string mantissa = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "");
+    std::string mantissa = digits.substr(0, 1);
+    if (digits.size() > 1) mantissa.append(".").append(digits, 1);
     char exp_text[16];
     std::snprintf(exp_text, sizeof exp_text, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
     return sign + mantissa + exp_text;
@@ -156,7 +157,8 @@ std::string tensor_str(const Tensor& t, int indent, bool summarize, const Format
   std::vector<std::string> slices;
   for (int64_t i : shown_indices(t.size(0), summarize))
     slices.push_back(i == kEllipsis ? "..." : tensor_str(t[i], indent + 1, summarize, formatter));
-  const std::string separator = "," + std::string(t.dim() - 1, '\n') + std::string(indent + 1, ' ');
+  std::string separator = ",";
+  separator.append(t.dim() - 1, '\n').append(indent + 1, ' ');
   std::string out = "[";
   for (size_t i = 0; i < slices.size(); ++i) out += (i ? separator : "") + slices[i];
   return out + "]";
@@ -180,7 +182,7 @@ std::string Tensor::str() const {
   if (!defined()) return "[ Tensor (undefined) ]";  // libtorch's text
   const std::string prefix = "tensor(";
   const int indent = static_cast<int>(prefix.size());
-  Tensor plain = internal::alias(device().is_cpu() ? *this : to(kCPU));
+  Tensor plain = detach().to(kCPU);
   std::vector<std::string> suffixes;
   if (!device().is_cpu()) suffixes.push_back("device='" + device().str() + "'");
   std::string body;
@@ -219,6 +221,6 @@ std::string Tensor::str() const {
   return out + ")";
 }
 
-std::string Tensor::tolist_str() const { return list_str(internal::alias(device().is_cpu() ? *this : to(kCPU))); }
+std::string Tensor::tolist_str() const { return list_str(detach().to(kCPU)); }
 
 }  // namespace ember

@@ -10,15 +10,16 @@
 #include <limits>
 #include <type_traits>
 
-#include "autograd/inplace.h"
-#include "autograd/record.h"
 #include "cuda_backend.h"
+#include "dispatch.h"
 #include "internal.h"
 #include "kernels/copy.h"
 #include "kernels/distributions.h"
 #include "kernels/visit_dtype.h"
 
 namespace ember {
+
+using namespace autograd;  // the backward nodes
 
 namespace {
 
@@ -57,13 +58,6 @@ void fill_on_cpu(const Tensor& self, Fill&& fill) {
   fill(staging);
   const int64_t nbytes = self.numel() * self.element_size();
   if (nbytes > 0) cuda::copy_bytes(self.raw_data(), staging.raw_data(), nbytes, cuda::CopyKind::HostToDevice);
-}
-
-// The end of every in-place sampler: bump the version counter and, when autograd records, give
-// self a node whose gradient is zero (the values no longer depend on what self held before, as
-// PyTorch's UniformBackward0 / NormalBackward0 / BernoulliBackward0 say).
-void finish_sampling(Tensor& self, autograd::Op op) {
-  autograd::finish_inplace(self, autograd::needs_grad({&self}) ? autograd::make_node(op, {&self}) : nullptr);
 }
 
 // ---- random_'s bounds for floating dtypes (PyTorch's update_from / update_to) ----
@@ -123,72 +117,99 @@ void dtype_limits(DType dtype, double& lowest, double& largest) {
   });
 }
 
+// ---- the in-place samplers (dispatch.h): the values they write do not depend on what self held ----
+struct Uniform : InPlaceOp {
+  static constexpr const char* name = "aten::uniform_";
+  static void compute(const Tensor& self, double from, double to, Generator* generator) {
+    check_dtype_supported(self.is_floating_point(), "check_uniform_bounds", self.dtype());
+    double lowest, largest;
+    dtype_limits(self.dtype(), lowest, largest);
+    EMBER_CHECK(from >= lowest && from <= largest, "from is out of bounds for ", type_meta_name(self.dtype()));
+    EMBER_CHECK(to >= lowest && to <= largest, "to is out of bounds for ", type_meta_name(self.dtype()));
+    EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
+    EMBER_CHECK(to - from <= largest, "uniform_ expects to-from <= std::numeric_limits<",
+                scalar_type_name(self.dtype()), ">::max(), but found to=", to, " and from=", from,
+                " which result in to-from to exceed the limit");
+    internal::check_no_internal_overlap(self);
+    fill_on_cpu(self, [&](const Tensor& t) { kernels::uniform_fill(t, from, to, generator_or_default(generator)); });
+  }
+  static UniformBackward0 save(const Tensor&, double, double, Generator*) { return {}; }
+};
+
+struct Normal : InPlaceOp {
+  static constexpr const char* name = "aten::normal_";
+  static void compute(const Tensor& self, double mean, double std, Generator* generator) {
+    EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+    check_dtype_supported(self.is_floating_point(), "normal_kernel_cpu", self.dtype());
+    internal::check_no_internal_overlap(self);
+    fill_on_cpu(self, [&](const Tensor& t) { kernels::normal_fill(t, mean, std, generator_or_default(generator)); });
+  }
+  static NormalBackward0 save(const Tensor&, double, double, Generator*) { return {}; }
+};
+
+struct BernoulliInPlace : InPlaceOp {
+  static constexpr const char* name = "aten::bernoulli_";
+  static void compute(const Tensor& self, double p, Generator* generator) {
+    EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
+    internal::check_no_internal_overlap(self);
+    check_dtype_supported(self.dtype() != kFloat16, "bernoulli_scalar_cpu_", self.dtype());
+    fill_on_cpu(self, [&](const Tensor& t) { kernels::bernoulli_fill(t, p, generator_or_default(generator)); });
+  }
+  static BernoulliBackward2 save(const Tensor&, double, Generator*) { return {}; }
+};
+
+struct Random : InPlaceOp {
+  static constexpr const char* name = "aten::random_";
+  static void compute(const Tensor& self, int64_t from, int64_t to, Generator* generator) {
+    internal::check_no_internal_overlap(self);
+    EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
+    if (self.is_floating_point()) {
+      kernels::visit_dtype(self.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        if constexpr (!std::is_same_v<T, int64_t> && !std::is_same_v<T, bool>) {
+          from = update_from<T>(from);
+          to = update_to<T>(to);
+        }
+      });
+      EMBER_CHECK(from < to,
+                  "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=", from,
+                  " >= to=", to);
+    }
+    // (PyTorch also warns when a float dtype cannot represent every integer of the range.)
+    double lowest, largest;
+    dtype_limits(self.dtype(), lowest, largest);
+    const int64_t last = to - 1;
+    EMBER_CHECK(static_cast<double>(from) >= lowest && static_cast<double>(from) <= largest,
+                "from is out of bounds for ", type_meta_name(self.dtype()));
+    EMBER_CHECK(static_cast<double>(last) >= lowest && static_cast<double>(last) <= largest,
+                "to - 1 is out of bounds for ", type_meta_name(self.dtype()));
+    const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
+    fill_on_cpu(self, [&](const Tensor& t) { kernels::random_fill(t, range, from, generator_or_default(generator)); });
+  }
+  static RandomBackward0 save(const Tensor&, int64_t, int64_t, Generator*) { return {}; }
+};
+
 }  // namespace
 
 // ---- in place ----
 
 Tensor& uniform_(Tensor& self, double from, double to, Generator* generator) {
-  autograd::check_inplace(self);
-  check_dtype_supported(self.is_floating_point(), "check_uniform_bounds", self.dtype());
-  double lowest, largest;
-  dtype_limits(self.dtype(), lowest, largest);
-  EMBER_CHECK(from >= lowest && from <= largest, "from is out of bounds for ", type_meta_name(self.dtype()));
-  EMBER_CHECK(to >= lowest && to <= largest, "to is out of bounds for ", type_meta_name(self.dtype()));
-  EMBER_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
-  EMBER_CHECK(to - from <= largest, "uniform_ expects to-from <= std::numeric_limits<", scalar_type_name(self.dtype()),
-              ">::max(), but found to=", to, " and from=", from, " which result in to-from to exceed the limit");
-  internal::check_no_internal_overlap(self);
-  fill_on_cpu(self, [&](const Tensor& t) { kernels::uniform_fill(t, from, to, generator_or_default(generator)); });
-  finish_sampling(self, autograd::Op::Uniform);
+  call<Uniform>(self, from, to, generator);
   return self;
 }
 
 Tensor& normal_(Tensor& self, double mean, double std, Generator* generator) {
-  autograd::check_inplace(self);
-  EMBER_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  check_dtype_supported(self.is_floating_point(), "normal_kernel_cpu", self.dtype());
-  internal::check_no_internal_overlap(self);
-  fill_on_cpu(self, [&](const Tensor& t) { kernels::normal_fill(t, mean, std, generator_or_default(generator)); });
-  finish_sampling(self, autograd::Op::Normal);
+  call<Normal>(self, mean, std, generator);
   return self;
 }
 
 Tensor& bernoulli_(Tensor& self, double p, Generator* generator) {
-  autograd::check_inplace(self);
-  EMBER_CHECK(0 <= p && p <= 1, "bernoulli_ expects p to be in [0, 1], but got p=", p);
-  internal::check_no_internal_overlap(self);
-  check_dtype_supported(self.dtype() != kFloat16, "bernoulli_scalar_cpu_", self.dtype());
-  fill_on_cpu(self, [&](const Tensor& t) { kernels::bernoulli_fill(t, p, generator_or_default(generator)); });
-  finish_sampling(self, autograd::Op::BernoulliScalar);
+  call<BernoulliInPlace>(self, p, generator);
   return self;
 }
 
 Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
-  autograd::check_inplace(self);
-  internal::check_no_internal_overlap(self);
-  EMBER_CHECK(from < to, "random_ expects 'from' to be less than 'to', but got from=", from, " >= to=", to);
-  if (self.is_floating_point()) {
-    kernels::visit_dtype(self.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      if constexpr (!std::is_same_v<T, int64_t> && !std::is_same_v<T, bool>) {
-        from = update_from<T>(from);
-        to = update_to<T>(to);
-      }
-    });
-    EMBER_CHECK(from < to, "random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, but got from=",
-                from, " >= to=", to);
-  }
-  // (PyTorch also warns when a float dtype cannot represent every integer of the range.)
-  double lowest, largest;
-  dtype_limits(self.dtype(), lowest, largest);
-  const int64_t last = to - 1;
-  EMBER_CHECK(static_cast<double>(from) >= lowest && static_cast<double>(from) <= largest, "from is out of bounds for ",
-              type_meta_name(self.dtype()));
-  EMBER_CHECK(static_cast<double>(last) >= lowest && static_cast<double>(last) <= largest,
-              "to - 1 is out of bounds for ", type_meta_name(self.dtype()));
-  const uint64_t range = static_cast<uint64_t>(to) - static_cast<uint64_t>(from);
-  fill_on_cpu(self, [&](const Tensor& t) { kernels::random_fill(t, range, from, generator_or_default(generator)); });
-  finish_sampling(self, autograd::Op::Random);
+  call<Random>(self, from, to, generator);
   return self;
 }
 
@@ -227,18 +248,25 @@ Tensor randperm(int64_t n, Options options, Generator* generator) {
   return internal::finish_factory(out, options);
 }
 
+namespace {
+struct Bernoulli : FunctionalOp {
+  static constexpr const char* name = "aten::bernoulli";
+  static Tensor compute(const Tensor& probabilities, Generator* generator) {
+    const DType dtype = probabilities.dtype();
+    check_dtype_supported(dtype != kFloat16, "bernoulli_tensor_cpu_self_", dtype);
+    check_dtype_supported(dtype == kFloat32 || dtype == kFloat64 || dtype == kBFloat16, "bernoulli_tensor_cpu_p_",
+                          dtype);
+    Tensor p = internal::contiguous(probabilities.to(kCPU));
+    Tensor out = internal::new_empty(probabilities.sizes(), dtype);
+    kernels::bernoulli_fill(out, p, generator_or_default(generator));
+    return out.to(probabilities.device());
+  }
+  static BernoulliBackward0 save(const Tensor&, const Tensor&, Generator*) { return {}; }
+};
+}  // namespace
+
 Tensor bernoulli(const Tensor& probabilities, Generator* generator) {
-  const DType dtype = probabilities.dtype();
-  check_dtype_supported(dtype != kFloat16, "bernoulli_tensor_cpu_self_", dtype);
-  check_dtype_supported(dtype == kFloat32 || dtype == kFloat64 || dtype == kBFloat16, "bernoulli_tensor_cpu_p_", dtype);
-  Tensor p = internal::contiguous(probabilities.device().is_cpu() ? probabilities
-                                                                  : internal::alias(probabilities).to(kCPU));
-  Tensor out = internal::new_empty(probabilities.sizes(), dtype);
-  kernels::bernoulli_fill(out, p, generator_or_default(generator));
-  if (!probabilities.device().is_cpu()) out = out.to(probabilities.device());
-  if (autograd::needs_grad({&probabilities}))  // the samples' gradient with respect to p is zero
-    autograd::set_history(out, autograd::make_node(autograd::Op::Bernoulli, {&probabilities}));
-  return out;
+  return call<Bernoulli>(probabilities, generator);
 }
 
 }  // namespace ember

@@ -3,23 +3,22 @@
 // (kernels/reduce.cpp). Integers sum to int64; 16-bit floats accumulate in float32 and round once.
 #include <algorithm>
 
-#include "autograd/record.h"
+#include "dispatch.h"
 #include "internal.h"
-#include "kernels/reduce.h"
-#include "ops.h"
+#include "kernels/backend.h"
 
 namespace ember {
 
-using autograd::Op;
+using namespace autograd;  // the backward nodes
 using kernels::ReduceOp;
 
 namespace {
 
 struct Rows {
-  Tensor data;      // contiguous [outer, inner]
+  Tensor data;  // contiguous [outer, inner]
   int64_t outer = 1;
   int64_t inner = 1;
-  Dims out_sizes;   // the result's sizes (with or without the reduced dims)
+  Dims out_sizes;  // the result's sizes (with or without the reduced dims)
 };
 
 // Which dims `dims` names (all when empty), checked like PyTorch.
@@ -38,13 +37,11 @@ std::array<bool, Dims::kMaxDims> reduced_mask(const Tensor& a, const Dims& dims)
 }
 
 Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool keepdim, DType compute) {
-  internal::check_cpu(a, "reduction");
   Rows rows;
-  Dims order, sizes, strides;
+  Dims sizes, strides;
   for (int pass = 0; pass < 2; ++pass)  // kept dims first, then reduced dims
     for (int64_t d = 0; d < a.dim(); ++d)
       if (mask[d] == (pass == 1)) {
-        order.push_back(d);
         sizes.push_back(a.size(d));
         strides.push_back(a.stride(d));
         (pass == 1 ? rows.inner : rows.outer) *= a.size(d);
@@ -58,98 +55,123 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
   return rows;
 }
 
-// Sum and mean record the same facts: the input's sizes and which dims were reduced.
-void record_reduction(const Tensor& out, const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
-  if (!autograd::needs_grad({&a})) return;
-  auto node = autograd::make_node(grad_op, {&a});
-  node->args.sizes = a.sizes();
-  node->args.dims = dims;
-  node->args.keepdim = keepdim;
-  autograd::set_history(out, node);
-}
-
 DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : kInt64; }
 
-Tensor sum_impl(const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
+Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
   const DType result = sum_dtype(a.dtype());
   const DType compute = internal::compute_dtype(result);
   Rows rows = as_rows(a, reduced_mask(a, dims), keepdim, compute);
-  Tensor out = internal::new_empty(rows.out_sizes, compute);
-  kernels::reduce_rows(ReduceOp::Sum, rows.data, rows.outer, rows.inner, out, {});
-  out = internal::converted(out, result);
-  record_reduction(out, a, dims, keepdim, grad_op);
-  return out;
+  Tensor out = internal::new_empty(rows.out_sizes, compute, a.device());
+  kernels::on(a.device()).reduce_rows(ReduceOp::Sum, rows.data, rows.outer, rows.inner, out, {});
+  return internal::converted(out, result);
 }
 
-Tensor mean_impl(const Tensor& a, const Dims& dims, bool keepdim, Op grad_op) {
-  EMBER_CHECK(a.is_floating_point(), "mean(): could not infer output dtype. Input dtype must be either a floating "
-                                     "point or complex dtype. Got: ", scalar_type_name(a.dtype()));
-  Tensor total = sum_impl(internal::alias(a), dims, keepdim, Op::Sum);
+Tensor mean_over(const Tensor& a, const Dims& dims, bool keepdim) {
+  EMBER_CHECK(a.is_floating_point(),
+              "mean(): could not infer output dtype. Input dtype must be either a floating "
+              "point or complex dtype. Got: ",
+              scalar_type_name(a.dtype()));
+  Tensor total = sum_over(a, dims, keepdim);
   const int64_t count = total.numel() == 0 ? 0 : a.numel() / total.numel();
-  Tensor out = internal::alias(div(total, Scalar(static_cast<double>(count))));
-  record_reduction(out, a, dims, keepdim, grad_op);
-  return out;
+  return total / Scalar(static_cast<double>(count));
 }
 
-Tensor extreme_all(const Tensor& a, ReduceOp op, Op grad_op) {
+Tensor extreme_all(const Tensor& a, ReduceOp op) {
   EMBER_CHECK(a.numel() > 0, op == ReduceOp::Max ? "max" : "min",
               "(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with "
               "the 'dim' argument.");
   Rows rows = as_rows(a, reduced_mask(a, {}), false, internal::compute_dtype(a.dtype()));
-  Tensor out = internal::new_empty({}, rows.data.dtype());
-  kernels::reduce_rows(op, rows.data, 1, rows.inner, out, {});
-  out = internal::converted(out, a.dtype());
-  if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op, {&a});
-    node->saved.emplace_back(a, false);
-    node->saved.emplace_back(out, true);
-    autograd::set_history(out, node);
-  }
-  return out;
+  Tensor out = internal::new_empty({}, rows.data.dtype(), a.device());
+  kernels::on(a.device()).reduce_rows(op, rows.data, 1, rows.inner, out, {});
+  return internal::converted(out, a.dtype());
 }
 
-ValuesIndices extreme_dim(const Tensor& a, int64_t dim, bool keepdim, ReduceOp op, Op grad_op) {
+ValuesIndices extreme_dim(const Tensor& a, int64_t dim, bool keepdim, ReduceOp op) {
   const int64_t d = wrap_dim(dim, a.dim());
   const char* name = op == ReduceOp::Max ? "max" : "min";
   EMBER_CHECK(a.dim() == 0 || a.size(d) > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
   std::array<bool, Dims::kMaxDims> mask{};
   if (a.dim() > 0) mask[d] = true;
   Rows rows = as_rows(a, mask, keepdim, internal::compute_dtype(a.dtype()));
-  Tensor values = internal::new_empty(rows.out_sizes, rows.data.dtype());
-  Tensor indices = internal::new_empty(rows.out_sizes, kInt64);
-  kernels::reduce_rows(op, rows.data, rows.outer, rows.inner, values, indices);
-  values = internal::converted(values, a.dtype());
-  if (autograd::needs_grad({&a})) {
-    auto node = autograd::make_node(grad_op, {&a});
-    node->num_outputs = 2;
-    node->args.sizes = a.sizes();
-    node->args.dim = d;
-    node->args.keepdim = keepdim;
-    node->saved.emplace_back(indices, false);
-    autograd::set_history(values, node, 0);
-  }
-  return {values, indices};
+  Tensor values = internal::new_empty(rows.out_sizes, rows.data.dtype(), a.device());
+  Tensor indices = internal::new_empty(rows.out_sizes, kInt64, a.device());
+  kernels::on(a.device()).reduce_rows(op, rows.data, rows.outer, rows.inner, values, indices);
+  return {internal::converted(values, a.dtype()), indices};
 }
+
+// ---- the op structs (dispatch.h) ----
+struct Sum : FunctionalOp {  // all elements
+  static constexpr const char* name = "aten::sum";
+  static Tensor compute(const Tensor& a) { return sum_over(a, {}, false); }
+  static SumBackward0 save(const Tensor&, const Tensor& a) { return {a.sizes()}; }
+};
+struct SumDims : FunctionalOp {
+  static constexpr const char* name = "aten::sum";
+  static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim) { return sum_over(a, dims, keepdim); }
+  static SumBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
+    return {a.sizes(), dims, keepdim};
+  }
+};
+struct Mean : FunctionalOp {
+  static constexpr const char* name = "aten::mean";
+  static Tensor compute(const Tensor& a) { return mean_over(a, {}, false); }
+  static MeanBackward0 save(const Tensor&, const Tensor& a) { return {a.sizes()}; }
+};
+struct MeanDims : FunctionalOp {
+  static constexpr const char* name = "aten::mean";
+  static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim) { return mean_over(a, dims, keepdim); }
+  static MeanBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
+    return {a.sizes(), dims, keepdim};
+  }
+};
+struct MaxAll : FunctionalOp {
+  static constexpr const char* name = "aten::max";
+  static Tensor compute(const Tensor& a) { return extreme_all(a, ReduceOp::Max); }
+  static MaxBackward1 save(const Tensor& result, const Tensor& a) { return {a, SavedTensor::output(result)}; }
+};
+struct MinAll : FunctionalOp {
+  static constexpr const char* name = "aten::min";
+  static Tensor compute(const Tensor& a) { return extreme_all(a, ReduceOp::Min); }
+  static MinBackward1 save(const Tensor& result, const Tensor& a) { return {{a, SavedTensor::output(result)}}; }
+};
+struct MaxDim : FunctionalOp {
+  static constexpr const char* name = "aten::max";
+  static ValuesIndices compute(const Tensor& a, int64_t dim, bool keepdim) {
+    return extreme_dim(a, dim, keepdim, ReduceOp::Max);
+  }
+  static MaxBackward0 save(const ValuesIndices& result, const Tensor& a, int64_t dim, bool keepdim) {
+    return {a.sizes(), wrap_dim(dim, a.dim()), keepdim, result.indices};
+  }
+};
+struct MinDim : FunctionalOp {
+  static constexpr const char* name = "aten::min";
+  static ValuesIndices compute(const Tensor& a, int64_t dim, bool keepdim) {
+    return extreme_dim(a, dim, keepdim, ReduceOp::Min);
+  }
+  static MinBackward0 save(const ValuesIndices& result, const Tensor& a, int64_t dim, bool keepdim) {
+    return {{a.sizes(), wrap_dim(dim, a.dim()), keepdim, result.indices}};
+  }
+};
+struct Argmax : FunctionalOp {  // no derivative: the result is indices
+  static constexpr const char* name = "aten::argmax";
+  static Tensor compute(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+    if (dim) return extreme_dim(a, *dim, keepdim, ReduceOp::Max).indices;
+    EMBER_CHECK(a.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+    Tensor index = extreme_dim(a.reshape({a.numel()}), 0, false, ReduceOp::Max).indices;
+    return keepdim ? index.reshape(Dims::filled(a.dim(), 1)) : index;
+  }
+};
 
 }  // namespace
 
-Tensor sum(const Tensor& a) { return sum_impl(a, {}, false, Op::Sum); }
-Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) { return sum_impl(a, dims, keepdim, Op::SumDims); }
-Tensor mean(const Tensor& a) { return mean_impl(a, {}, false, Op::Mean); }
-Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) { return mean_impl(a, dims, keepdim, Op::MeanDims); }
-Tensor max(const Tensor& a) { return extreme_all(a, ReduceOp::Max, Op::MaxAll); }
-Tensor min(const Tensor& a) { return extreme_all(a, ReduceOp::Min, Op::MinAll); }
-ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim) { return extreme_dim(a, dim, keepdim, ReduceOp::Max, Op::MaxDim); }
-ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim) { return extreme_dim(a, dim, keepdim, ReduceOp::Min, Op::MinDim); }
-
-Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
-  if (dim) return extreme_dim(internal::alias(a), *dim, keepdim, ReduceOp::Max, Op::MaxDim).indices;
-  EMBER_CHECK(a.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
-  Tensor flat = internal::contiguous(internal::alias(a));
-  Tensor index = extreme_dim(Tensor(std::make_shared<TensorImpl>(flat.impl()->storage, Dims{a.numel()}, Dims{1},
-                                                                 flat.storage_offset(), a.dtype())),
-                             0, false, ReduceOp::Max, Op::MaxDim).indices;
-  return keepdim ? internal::alias(index).reshape(Dims::filled(a.dim(), 1)) : index;
-}
+Tensor sum(const Tensor& a) { return call<Sum>(a); }
+Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) { return call<SumDims>(a, dims, keepdim); }
+Tensor mean(const Tensor& a) { return call<Mean>(a); }
+Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) { return call<MeanDims>(a, dims, keepdim); }
+Tensor max(const Tensor& a) { return call<MaxAll>(a); }
+Tensor min(const Tensor& a) { return call<MinAll>(a); }
+ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim) { return call<MaxDim>(a, dim, keepdim); }
+ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim) { return call<MinDim>(a, dim, keepdim); }
+Tensor argmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) { return call<Argmax>(a, dim, keepdim); }
 
 }  // namespace ember

@@ -15,7 +15,9 @@ class Scalar {
   Scalar(float v) : value_(v), kind_(DType::Float64) {}
   Scalar(bool v) : value_(v ? 1.0 : 0.0), integer_(v), kind_(DType::Bool) {}
   template <typename I, typename = std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>>>
-  Scalar(I v) : value_(static_cast<double>(v)), integer_(static_cast<int64_t>(v)), kind_(DType::Int64) {}
+  Scalar(I v) : value_(static_cast<double>(v)),
+                integer_(static_cast<int64_t>(v)),
+                kind_(DType::Int64) {}
 
   double to_double() const { return value_; }
   // A floating number converts like a float-to-int64 tensor cast (truncation; NaN and values
@@ -23,7 +25,7 @@ class Scalar {
   int64_t to_int() const {
     if (kind_ != DType::Float64) return integer_;
     return value_ >= -9.2233720368547758e18 && value_ < 9.2233720368547758e18 ? static_cast<int64_t>(value_)
-                                                                                 : INT64_MIN;
+                                                                              : INT64_MIN;
   }
   bool is_floating_point() const { return kind_ == DType::Float64; }
   bool is_integral() const { return kind_ == DType::Int64; }

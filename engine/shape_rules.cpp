@@ -60,8 +60,7 @@ std::optional<Dims> view_strides(const Dims& sizes, const Dims& strides, const D
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = sizes.size() - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= sizes[tensor_d];
-    if (tensor_d == 0 ||
-        (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 || (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
         new_strides[view_d] = view_numel * chunk_base_stride;
         view_numel *= new_sizes[view_d];

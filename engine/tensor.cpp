@@ -2,17 +2,13 @@
 // ops (each a one-line forward to ops.h).
 #include "tensor.h"
 
-#include "autograd/record.h"
 #include "cuda_backend.h"
+#include "dispatch.h"
 #include "inference_mode.h"
 #include "internal.h"
-#include "kernels/copy.h"
-#include "kernels/visit_dtype.h"
-#include "ops.h"
+#include "kernels/backend.h"
 
 namespace ember {
-
-using autograd::Op;
 
 int64_t Tensor::size(int64_t d) const {
   EMBER_CHECK(dim() > 0, "dimension specified as ", d, " but tensor has no dimensions");
@@ -42,7 +38,7 @@ Tensor Tensor::operator[](int64_t index) const {
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  Tensor cpu = device().is_cpu() ? internal::alias(*this) : internal::alias(*this).to(kCPU);  // no graph
+  Tensor cpu = device().is_cpu() ? *this : detach().to(kCPU);
   Tensor flat = internal::contiguous(internal::converted(cpu, dtype_of<T>()));
   const T* data = flat.data_ptr<T>();
   return std::vector<T>(data, data + flat.numel());
@@ -54,7 +50,7 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
-#define EMBER_INSTANTIATE(T) \
+#define EMBER_INSTANTIATE(T)                            \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;
 EMBER_INSTANTIATE(float)
@@ -65,56 +61,75 @@ EMBER_INSTANTIATE(BFloat16)
 EMBER_INSTANTIATE(Float16)
 #undef EMBER_INSTANTIATE
 
-Tensor Tensor::clone() const {
-  Tensor out;
-  if (device().is_cpu()) {
-    out = internal::new_empty(sizes(), dtype(), device());
-    kernels::copy(out, *this);
-  } else if (is_contiguous()) {
-    out = internal::new_empty(sizes(), dtype(), device());
-    cuda::copy_bytes(out.raw_data(), raw_data(), numel() * element_size(), cuda::CopyKind::DeviceToDevice);
-  } else {
-    // No strided CUDA copy kernel yet: pack through the host (slow, but correct).
-    out = internal::alias(*this).to(kCPU).to(device());
+namespace {
+
+using namespace autograd;  // the backward nodes
+
+struct Clone : FunctionalOp {
+  static constexpr const char* name = "aten::clone";
+  static Tensor compute(const Tensor& self) {
+    Tensor out = internal::new_empty(self.sizes(), self.dtype(), self.device());
+    if (self.device().is_cpu()) {
+      kernels::on(kCPU).copy(out, self);
+    } else if (self.is_contiguous()) {
+      cuda::copy_bytes(out.raw_data(), self.raw_data(), self.numel() * self.element_size(),
+                       cuda::CopyKind::DeviceToDevice);
+    } else {
+      // No strided CUDA copy kernel yet: pack through the host (slow, but correct).
+      out = self.to(kCPU).to(self.device());
+    }
+    return out;
   }
-  if (autograd::needs_grad({this})) autograd::set_history(out, autograd::make_node(Op::Clone, {this}));
-  return out;
-}
+  static CloneBackward0 save(const Tensor&, const Tensor&) { return {}; }
+};
+
+struct ToDtype : FunctionalOp {  // the engine casts the gradient back to the input's dtype
+  static constexpr const char* name = "aten::to";
+  static Tensor compute(const Tensor& self, DType dtype) { return internal::converted(self, dtype); }
+  static ToCopyBackward0 save(const Tensor&, const Tensor&, DType) { return {}; }
+};
+
+struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the input's device
+  static constexpr const char* name = "aten::to";
+  static Tensor compute(const Tensor& self, Device target) {
+    if (self.device().is_cpu()) {  // host to device: pack on the host, then one copy
+      Tensor packed = internal::contiguous(self);
+      Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
+      cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
+                       cuda::CopyKind::HostToDevice);
+      return out;
+    }
+    if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
+      int64_t span = self.numel() == 0 ? 0 : 1;
+      for (int64_t d = 0; d < self.dim(); ++d) span += (self.size(d) - 1) * self.stride(d);
+      auto host = std::make_shared<Storage>(span * self.element_size(), kCPU, !InferenceMode::is_enabled());
+      if (span > 0)
+        cuda::copy_bytes(host->data, self.raw_data(), span * self.element_size(), cuda::CopyKind::DeviceToHost);
+      return internal::contiguous(
+          Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype())));
+    }
+    // between GPUs
+    Tensor packed = self.clone();
+    Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
+    cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
+                     cuda::CopyKind::DeviceToDevice);
+    return out;
+  }
+  static ToCopyBackward0 save(const Tensor&, const Tensor&, Device) { return {}; }
+};
+
+}  // namespace
+
+Tensor Tensor::clone() const { return call<Clone>(*this); }
 
 Tensor Tensor::to(DType target) const {
   if (target == dtype()) return *this;
-  internal::check_cpu(*this, "to");
-  Tensor out = internal::converted(*this, target);
-  if (autograd::needs_grad({this})) {
-    autograd::set_history(out, autograd::make_node(Op::ToDtype, {this}));  // the engine casts the gradient back
-  }
-  return out;
+  return call<ToDtype>(*this, target);
 }
 
 Tensor Tensor::to(Device target) const {
   if (target == device()) return *this;
-  Tensor out;
-  if (device().is_cpu()) {  // host to device: pack on the host, then one copy
-    Tensor packed = internal::contiguous(*this);
-    out = internal::new_empty(sizes(), dtype(), target);
-    cuda::copy_bytes(out.raw_data(), packed.raw_data(), numel() * element_size(), cuda::CopyKind::HostToDevice);
-  } else if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
-    int64_t span = numel() == 0 ? 0 : 1;
-    for (int64_t d = 0; d < dim(); ++d) span += (size(d) - 1) * stride(d);
-    auto host = std::make_shared<Storage>(span * element_size(), kCPU, !InferenceMode::is_enabled());
-    if (span > 0) cuda::copy_bytes(host->data, raw_data(), span * element_size(), cuda::CopyKind::DeviceToHost);
-    out = internal::contiguous(Tensor(std::make_shared<TensorImpl>(host, sizes(), strides(), 0, dtype())));
-  } else {  // between GPUs
-    Tensor packed = clone().detach();
-    out = internal::new_empty(sizes(), dtype(), target);
-    cuda::copy_bytes(out.raw_data(), packed.raw_data(), numel() * element_size(), cuda::CopyKind::DeviceToDevice);
-  }
-  if (autograd::needs_grad({this})) {
-    auto node = autograd::make_node(Op::ToDevice, {this});
-    node->args.device = device();
-    autograd::set_history(out, node);
-  }
-  return out;
+  return call<ToDevice>(*this, target);
 }
 
 // ---- method forms of the ops ----

@@ -23,12 +23,14 @@ struct Node;
 // The C++ type stored for each dtype (float for kFloat32, BFloat16 for kBFloat16, ...).
 template <typename T>
 constexpr DType dtype_of();
+// clang-format off
 template <> constexpr DType dtype_of<float>() { return kFloat32; }
 template <> constexpr DType dtype_of<double>() { return kFloat64; }
 template <> constexpr DType dtype_of<BFloat16>() { return kBFloat16; }
 template <> constexpr DType dtype_of<Float16>() { return kFloat16; }
 template <> constexpr DType dtype_of<int64_t>() { return kInt64; }
 template <> constexpr DType dtype_of<bool>() { return kBool; }
+// clang-format on
 
 // Options for factories: zeros({2, 3}, kFloat64), ones({4}, Options(kFloat32).requires_grad()).
 struct Options {
@@ -40,9 +42,19 @@ struct Options {
   Options() = default;
   Options(DType d) : dtype_(d), has_dtype(true) {}
   Options(Device d) : device_(d) {}
-  Options& dtype(DType d) { dtype_ = d; has_dtype = true; return *this; }
-  Options& device(Device d) { device_ = d; return *this; }
-  Options& requires_grad(bool r = true) { requires_grad_ = r; return *this; }
+  Options& dtype(DType d) {
+    dtype_ = d;
+    has_dtype = true;
+    return *this;
+  }
+  Options& device(Device d) {
+    device_ = d;
+    return *this;
+  }
+  Options& requires_grad(bool r = true) {
+    requires_grad_ = r;
+    return *this;
+  }
 };
 
 class Tensor {
@@ -169,7 +181,8 @@ class Tensor {
   void check_dtype(DType expected) const;
   // The impl, or an error for an undefined tensor (one never assigned, or a .grad() before backward).
   const TensorImpl& checked() const {
-    if (!impl_) [[unlikely]] throw_undefined();
+    if (!impl_) [[unlikely]]
+      throw_undefined();
     return *impl_;
   }
   [[noreturn]] static void throw_undefined();

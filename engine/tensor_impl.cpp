@@ -5,8 +5,8 @@
 
 namespace ember {
 
-TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims strides_,
-                       int64_t storage_offset_, DType dtype_)
+TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims strides_, int64_t storage_offset_,
+                       DType dtype_)
     : storage(std::move(storage_)),
       sizes(sizes_),
       strides(strides_),

@@ -16,8 +16,7 @@ struct AutogradMeta;
 }
 
 struct TensorImpl {
-  TensorImpl(std::shared_ptr<Storage> storage, Dims sizes, Dims strides, int64_t storage_offset,
-             DType dtype);
+  TensorImpl(std::shared_ptr<Storage> storage, Dims sizes, Dims strides, int64_t storage_offset, DType dtype);
   ~TensorImpl();
 
   std::shared_ptr<Storage> storage;
@@ -32,9 +31,7 @@ struct TensorImpl {
   Device device() const { return storage->device; }
   bool is_inference() const { return !storage->version_counter.enabled(); }
   // Address of element 0 of this view.
-  char* data() const {
-    return static_cast<char*>(storage->data) + storage_offset * element_size(dtype);
-  }
+  char* data() const { return static_cast<char*>(storage->data) + storage_offset * element_size(dtype); }
 };
 
 }  // namespace ember

@@ -1,118 +1,268 @@
 // View ops: new sizes/strides/offset over the same storage (so the same version counter), no
-// copy. Each one that a gradient can flow through records a node whose formula maps the view's
-// gradient back onto its input (formulas.cpp), and remembers its base for the in-place rules.
+// copy. The dispatcher records each one's node, whose formula maps the view's gradient back onto
+// its input (derivatives.h), and remembers the view's base for the in-place rules (inplace.h).
 #include <algorithm>
 
-#include "autograd/inplace.h"
-#include "autograd/record.h"
-#include "ops.h"
+#include "dispatch.h"
 #include "shape_rules.h"
 
 namespace ember {
 
-using autograd::Op;
+using namespace autograd;  // the backward nodes
 
 namespace {
 
-// A view of `self` with another layout; records `op` (args filled by `fill_args`) when needed.
-template <typename FillArgs>
-Tensor make_view(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset, Op op,
-                 FillArgs&& fill_args) {
-  Tensor view(std::make_shared<TensorImpl>(self.impl()->storage, sizes, strides, offset, self.dtype()));
-  if (autograd::needs_grad({&self})) {
-    auto node = autograd::make_node(op, {&self});
-    node->args.sizes = self.sizes();
-    fill_args(node->args);
-    autograd::set_history(view, node);
-  }
-  autograd::record_view(view, self);
-  return view;
+// A tensor sharing self's storage (and so its version counter) with another layout.
+Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
+  return Tensor(std::make_shared<TensorImpl>(self.impl()->storage, sizes, strides, offset, self.dtype()));
 }
 
-void no_args(autograd::NodeArgs&) {}
+struct AsStrided : ViewOp {  // no derivative: ember's named views record their own nodes
+  static constexpr const char* name = "aten::as_strided";
+  static Tensor compute(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset) {
+    EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+    int64_t last = storage_offset;
+    for (int64_t d = 0; d < sizes.size(); ++d) {
+      EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d], ": ", to_string(sizes));
+      EMBER_CHECK(strides[d] >= 0,
+                  "as_strided: Negative strides are not supported at the moment, got strides: ", to_string(strides));
+      if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
+    }
+    const bool empty = product(sizes) == 0;
+    EMBER_CHECK(empty || (storage_offset >= 0 && (last + 1) * self.element_size() <= self.impl()->storage->nbytes),
+                "setStorage: sizes ", to_string(sizes), ", strides ", to_string(strides), ", storage offset ",
+                storage_offset, ", and itemsize ", self.element_size(), " requiring a storage size of ",
+                (last + 1) * self.element_size(), " are out of bounds for storage of size ",
+                self.impl()->storage->nbytes);
+    return alias_with(self, sizes, strides, storage_offset);
+  }
+};
+
+struct View : ViewOp {
+  static constexpr const char* name = "aten::view";
+  static Tensor compute(const Tensor& self, const Dims& shape) {
+    Dims new_sizes = infer_size(shape, self.numel());
+    auto new_strides = view_strides(self.sizes(), self.strides(), new_sizes);
+    EMBER_CHECK(new_strides.has_value(),
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+                "across two contiguous subspaces). Use .reshape(...) instead.");
+    return alias_with(self, new_sizes, *new_strides, self.storage_offset());
+  }
+  static ViewBackward0 save(const Tensor&, const Tensor& self, const Dims&) { return {self.sizes()}; }
+};
+struct ReshapeAlias : ViewOp {  // reshape when the strides allow a view
+  static constexpr const char* name = "aten::_reshape_alias";
+  static Tensor compute(const Tensor& self, const Dims& new_sizes, const Dims& new_strides) {
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static ReshapeAliasBackward0 save(const Tensor&, const Tensor& self, const Dims&, const Dims&) {
+    return {{self.sizes()}};
+  }
+};
+struct UnsafeView : ViewOp {  // what reshape-with-copy and matmul's folding return
+  static constexpr const char* name = "aten::_unsafe_view";
+  static Tensor compute(const Tensor& self, const Dims& shape) {
+    Dims new_sizes = infer_size(shape, self.numel());
+    auto new_strides = view_strides(self.sizes(), self.strides(), new_sizes);
+    EMBER_INTERNAL_ASSERT(new_strides.has_value(), "unsafe_view needs a viewable tensor");
+    return alias_with(self, new_sizes, *new_strides, self.storage_offset());
+  }
+  static UnsafeViewBackward0 save(const Tensor&, const Tensor& self, const Dims&) { return {{self.sizes()}}; }
+};
+
+struct Select : ViewOp {
+  static constexpr const char* name = "aten::select";
+  static Tensor compute(const Tensor& self, int64_t dim, int64_t index) {
+    EMBER_CHECK(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+    const int64_t d = wrap_dim(dim, self.dim());
+    const int64_t size = self.sizes()[d];
+    EMBER_CHECK(index >= -size && index < size, "select(): index ", index, " out of range for tensor of size ",
+                to_string(self.sizes()), " at dimension ", d);
+    if (index < 0) index += size;
+    Dims new_sizes = self.sizes(), new_strides = self.strides();
+    new_sizes.erase(d);
+    new_strides.erase(d);
+    return alias_with(self, new_sizes, new_strides, self.storage_offset() + index * self.stride(d));
+  }
+  static SelectBackward0 save(const Tensor&, const Tensor& self, int64_t dim, int64_t index) {
+    const int64_t d = wrap_dim(dim, self.dim());
+    return {self.sizes(), d, index < 0 ? index + self.size(d) : index};
+  }
+};
+
+// Python slicing rules: negative bounds count from the end, out-of-range bounds are clamped.
+struct SliceBounds {
+  int64_t dim, start, end;
+};
+SliceBounds slice_bounds(const Tensor& self, int64_t dim, int64_t start, int64_t end) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t size = self.sizes()[d];
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = std::clamp<int64_t>(start, 0, size);
+  return {d, start, std::clamp<int64_t>(end, start, size)};
+}
+struct Slice : ViewOp {
+  static constexpr const char* name = "aten::slice";
+  static Tensor compute(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+    EMBER_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+    EMBER_CHECK(step > 0, "slice step must be positive");
+    const SliceBounds b = slice_bounds(self, dim, start, end);
+    Dims new_sizes = self.sizes(), new_strides = self.strides();
+    new_sizes[b.dim] = (b.end - b.start + step - 1) / step;
+    new_strides[b.dim] = self.stride(b.dim) * step;
+    return alias_with(self, new_sizes, new_strides, self.storage_offset() + b.start * self.stride(b.dim));
+  }
+  static SliceBackward0 save(const Tensor&, const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+    const SliceBounds b = slice_bounds(self, dim, start, end);
+    return {self.sizes(), b.dim, b.start, b.end, step};
+  }
+};
+
+struct Transpose : ViewOp {
+  static constexpr const char* name = "aten::transpose";
+  static Tensor compute(const Tensor& self, int64_t dim0, int64_t dim1) {
+    const int64_t d0 = wrap_dim(dim0, self.dim()), d1 = wrap_dim(dim1, self.dim());
+    if (self.dim() == 0) return alias_with(self, self.sizes(), self.strides(), self.storage_offset());
+    Dims new_sizes = self.sizes(), new_strides = self.strides();
+    std::swap(new_sizes[d0], new_sizes[d1]);
+    std::swap(new_strides[d0], new_strides[d1]);
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static TransposeBackward0 save(const Tensor&, const Tensor& self, int64_t dim0, int64_t dim1) {
+    if (self.dim() == 0) return {};
+    return {wrap_dim(dim0, self.dim()), wrap_dim(dim1, self.dim())};
+  }
+};
+struct MatrixTranspose : ViewOp {
+  static constexpr const char* name = "aten::t";
+  static Tensor compute(const Tensor& self) {
+    EMBER_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+    if (self.dim() < 2) return alias_with(self, self.sizes(), self.strides(), self.storage_offset());
+    return alias_with(self, {self.size(1), self.size(0)}, {self.stride(1), self.stride(0)}, self.storage_offset());
+  }
+  static TBackward0 save(const Tensor&, const Tensor&) { return {}; }
+};
+struct Permute : ViewOp {
+  static constexpr const char* name = "aten::permute";
+  static Dims wrapped(const Tensor& self, const Dims& order) {
+    EMBER_CHECK(order.size() == self.dim(),
+                "permute(sparse_coo): number of dimensions in the tensor input does not "
+                "match the length of the desired ordering of dimensions i.e. input.dim() = ",
+                self.dim(), " is not equal to len(dims) = ", order.size());
+    Dims result;
+    std::array<bool, Dims::kMaxDims> seen{};
+    for (int64_t d : order) {
+      const int64_t w = wrap_dim(d, self.dim());
+      EMBER_CHECK(!seen[w], "permute(): duplicate dims are not allowed.");
+      seen[w] = true;
+      result.push_back(w);
+    }
+    return result;
+  }
+  static Tensor compute(const Tensor& self, const Dims& order) {
+    Dims new_sizes, new_strides;
+    for (int64_t w : wrapped(self, order)) {
+      new_sizes.push_back(self.sizes()[w]);
+      new_strides.push_back(self.strides()[w]);
+    }
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static PermuteBackward0 save(const Tensor&, const Tensor& self, const Dims& order) { return {wrapped(self, order)}; }
+};
+struct Expand : ViewOp {
+  static constexpr const char* name = "aten::expand";
+  static Tensor compute(const Tensor& self, const Dims& target) {
+    const int64_t ndim = target.size(), tensor_dim = self.dim();
+    EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(self.dtype(), self.device().is_cuda()), "{",
+                to_string(self.sizes()), "}, size=", to_string(target), "): the number of sizes provided (", ndim,
+                ") must be greater or equal to the number of dimensions in the tensor (", tensor_dim, ")");
+    Dims new_sizes = Dims::filled(ndim, 0), new_strides = Dims::filled(ndim, 0);
+    for (int64_t i = ndim - 1; i >= 0; --i) {
+      const int64_t d = tensor_dim - 1 - (ndim - 1 - i);
+      int64_t size = d >= 0 ? self.sizes()[d] : 1;
+      int64_t stride = d >= 0 ? self.strides()[d] : (i + 1 < ndim ? new_sizes[i + 1] * new_strides[i + 1] : 1);
+      int64_t target_size = target[i];
+      if (target_size == -1) {
+        EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ",
+                    i);
+        target_size = size;
+      }
+      if (size != target_size) {
+        EMBER_CHECK(size == 1, "The expanded size of the tensor (", target_size, ") must match the existing size (",
+                    size, ") at non-singleton dimension ", i, ".  Target sizes: ", to_string(target),
+                    ".  Tensor sizes: ", to_string(self.sizes()));
+        EMBER_CHECK(target_size >= 0, "Trying to create tensor with negative dimension ", target_size, ": ",
+                    to_string(target));
+        size = target_size;
+        stride = 0;
+      }
+      new_sizes[i] = size;
+      new_strides[i] = stride;
+    }
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static ExpandBackward0 save(const Tensor&, const Tensor& self, const Dims&) { return {self.sizes()}; }
+};
+struct Squeeze : ViewOp {  // every size-1 dim
+  static constexpr const char* name = "aten::squeeze";
+  static Tensor compute(const Tensor& self) {
+    Dims new_sizes, new_strides;
+    for (int64_t d = 0; d < self.dim(); ++d)
+      if (self.sizes()[d] != 1) {
+        new_sizes.push_back(self.sizes()[d]);
+        new_strides.push_back(self.strides()[d]);
+      }
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static SqueezeBackward0 save(const Tensor&, const Tensor& self) { return {{self.sizes()}}; }
+};
+struct SqueezeDim : ViewOp {
+  static constexpr const char* name = "aten::squeeze";
+  static Tensor compute(const Tensor& self, int64_t dim) {
+    const int64_t d = wrap_dim(dim, self.dim());
+    Dims new_sizes = self.sizes(), new_strides = self.strides();
+    if (self.dim() > 0 && self.sizes()[d] == 1) {
+      new_sizes.erase(d);
+      new_strides.erase(d);
+    }
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static SqueezeBackward1 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
+};
+struct Unsqueeze : ViewOp {
+  static constexpr const char* name = "aten::unsqueeze";
+  static Tensor compute(const Tensor& self, int64_t dim) {
+    const int64_t d = wrap_dim(dim, self.dim() + 1);
+    Dims new_sizes = self.sizes(), new_strides = self.strides();
+    new_sizes.insert(d, 1);
+    new_strides.insert(d, d < self.dim() ? self.sizes()[d] * self.strides()[d] : 1);
+    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+  }
+  static UnsqueezeBackward0 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
+};
 
 }  // namespace
 
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset) {
-  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
-  int64_t last = storage_offset;
-  for (int64_t d = 0; d < sizes.size(); ++d) {
-    EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d], ": ", to_string(sizes));
-    EMBER_CHECK(strides[d] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                to_string(strides));
-    if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
-  }
-  const bool empty = product(sizes) == 0;
-  EMBER_CHECK(empty || (storage_offset >= 0 && (last + 1) * self.element_size() <= self.impl()->storage->nbytes),
-              "setStorage: sizes ", to_string(sizes), ", strides ", to_string(strides), ", storage offset ",
-              storage_offset, ", and itemsize ", self.element_size(), " requiring a storage size of ",
-              (last + 1) * self.element_size(), " are out of bounds for storage of size ",
-              self.impl()->storage->nbytes);
-  EMBER_CHECK(!autograd::needs_grad({&self}), "ember: as_strided does not support autograd; use the named view ops");
-  return Tensor(std::make_shared<TensorImpl>(self.impl()->storage, sizes, strides, storage_offset, self.dtype()));
+  EMBER_CHECK(!(GradMode::is_enabled() && self.requires_grad()),
+              "ember: as_strided does not support autograd; use the named view ops");
+  return call<AsStrided>(self, sizes, strides, storage_offset);
 }
-
-Tensor Tensor::view(const Dims& shape) const {
-  Dims new_sizes = infer_size(shape, numel());
-  auto new_strides = view_strides(sizes(), strides(), new_sizes);
-  EMBER_CHECK(new_strides.has_value(),
-              "view size is not compatible with input tensor's size and stride (at least one dimension spans "
-              "across two contiguous subspaces). Use .reshape(...) instead.");
-  return make_view(*this, new_sizes, *new_strides, storage_offset(), Op::View, no_args);
-}
+Tensor Tensor::view(const Dims& shape) const { return call<View>(*this, shape); }
 
 // reshape is a view when the strides allow it, otherwise a copy (then viewed).
 Tensor Tensor::reshape(const Dims& shape) const {
   Dims new_sizes = infer_size(shape, numel());
   if (auto new_strides = view_strides(sizes(), strides(), new_sizes))
-    return make_view(*this, new_sizes, *new_strides, storage_offset(), Op::ReshapeAlias, no_args);
+    return call<ReshapeAlias>(*this, new_sizes, *new_strides);
   return unsafe_view(clone(), new_sizes);
 }
 
-Tensor unsafe_view(const Tensor& self, const Dims& shape) {
-  Dims new_sizes = infer_size(shape, self.numel());
-  auto new_strides = view_strides(self.sizes(), self.strides(), new_sizes);
-  EMBER_CHECK(new_strides.has_value(), "ember: unsafe_view needs a viewable tensor");
-  return make_view(self, new_sizes, *new_strides, self.storage_offset(), Op::UnsafeView, no_args);
-}
-
-Tensor Tensor::select(int64_t dim_, int64_t index) const {
-  EMBER_CHECK(this->dim() > 0, "select() cannot be applied to a 0-dim tensor.");
-  const int64_t d = wrap_dim(dim_, this->dim());
-  const int64_t size = sizes()[d];
-  EMBER_CHECK(index >= -size && index < size, "select(): index ", index, " out of range for tensor of size ",
-              to_string(sizes()), " at dimension ", d);
-  if (index < 0) index += size;
-  Dims new_sizes = sizes(), new_strides = strides();
-  new_sizes.erase(d);
-  new_strides.erase(d);
-  return make_view(*this, new_sizes, new_strides, storage_offset() + index * stride(d), Op::Select,
-                   [&](autograd::NodeArgs& args) {
-                     args.dim = d;
-                     args.index = index;
-                   });
-}
-
-Tensor Tensor::slice(int64_t dim_, int64_t start, int64_t end, int64_t step) const {
-  EMBER_CHECK(this->dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
-  EMBER_CHECK(step > 0, "slice step must be positive");
-  const int64_t d = wrap_dim(dim_, this->dim());
-  const int64_t size = sizes()[d];
-  // Python slicing rules: negative bounds count from the end, out-of-range bounds are clamped.
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  start = std::clamp<int64_t>(start, 0, size);
-  end = std::clamp<int64_t>(end, start, size);
-  Dims new_sizes = sizes(), new_strides = strides();
-  new_sizes[d] = (end - start + step - 1) / step;
-  new_strides[d] = stride(d) * step;
-  return make_view(*this, new_sizes, new_strides, storage_offset() + start * stride(d), Op::Slice,
-                   [&](autograd::NodeArgs& args) {
-                     args.dim = d;
-                     args.start = start;
-                     args.end = end;
-                     args.step = step;
-                   });
+Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
+Tensor Tensor::select(int64_t dim, int64_t index) const { return call<Select>(*this, dim, index); }
+Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) const {
+  return call<Slice>(*this, dim, start, end, step);
 }
 
 Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
@@ -125,98 +275,13 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
   return slice(d, start, start + length, 1);
 }
 
-Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
-  const int64_t d0 = wrap_dim(dim0, dim()), d1 = wrap_dim(dim1, dim());
-  if (dim() == 0) return make_view(*this, sizes(), strides(), storage_offset(), Op::Transpose, no_args);
-  Dims new_sizes = sizes(), new_strides = strides();
-  std::swap(new_sizes[d0], new_sizes[d1]);
-  std::swap(new_strides[d0], new_strides[d1]);
-  return make_view(*this, new_sizes, new_strides, storage_offset(), Op::Transpose, [&](autograd::NodeArgs& args) {
-    args.dims = {d0, d1};
-  });
-}
-
-Tensor Tensor::t() const {
-  EMBER_CHECK(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
-  if (dim() < 2) return make_view(*this, sizes(), strides(), storage_offset(), Op::T, no_args);
-  return make_view(*this, {size(1), size(0)}, {stride(1), stride(0)}, storage_offset(), Op::T, no_args);
-}
-
-Tensor Tensor::permute(const Dims& order) const {
-  EMBER_CHECK(order.size() == dim(), "permute(sparse_coo): number of dimensions in the tensor input does not match "
-              "the length of the desired ordering of dimensions i.e. input.dim() = ", dim(),
-              " is not equal to len(dims) = ", order.size());
-  Dims new_sizes, new_strides, wrapped;
-  std::array<bool, Dims::kMaxDims> seen{};
-  for (int64_t d : order) {
-    const int64_t w = wrap_dim(d, dim());
-    EMBER_CHECK(!seen[w], "permute(): duplicate dims are not allowed.");
-    seen[w] = true;
-    wrapped.push_back(w);
-    new_sizes.push_back(sizes()[w]);
-    new_strides.push_back(strides()[w]);
-  }
-  return make_view(*this, new_sizes, new_strides, storage_offset(), Op::Permute,
-                   [&](autograd::NodeArgs& args) { args.dims = wrapped; });
-}
-
-Tensor Tensor::expand(const Dims& target) const {
-  const int64_t ndim = target.size(), tensor_dim = dim();
-  EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(dtype(), device().is_cuda()), "{", to_string(sizes()),
-              "}, size=", to_string(target), "): the number of sizes provided (", ndim,
-              ") must be greater or equal to the number of dimensions in the tensor (", tensor_dim, ")");
-  Dims new_sizes = Dims::filled(ndim, 0), new_strides = Dims::filled(ndim, 0);
-  for (int64_t i = ndim - 1; i >= 0; --i) {
-    const int64_t d = tensor_dim - 1 - (ndim - 1 - i);
-    int64_t size = d >= 0 ? sizes()[d] : 1;
-    int64_t stride = d >= 0 ? strides()[d] : (i + 1 < ndim ? new_sizes[i + 1] * new_strides[i + 1] : 1);
-    int64_t target_size = target[i];
-    if (target_size == -1) {
-      EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
-      target_size = size;
-    }
-    if (size != target_size) {
-      EMBER_CHECK(size == 1, "The expanded size of the tensor (", target_size, ") must match the existing size (", size,
-                  ") at non-singleton dimension ", i, ".  Target sizes: ", to_string(target),
-                  ".  Tensor sizes: ", to_string(sizes()));
-      EMBER_CHECK(target_size >= 0, "Trying to create tensor with negative dimension ", target_size, ": ",
-                  to_string(target));
-      size = target_size;
-      stride = 0;
-    }
-    new_sizes[i] = size;
-    new_strides[i] = stride;
-  }
-  return make_view(*this, new_sizes, new_strides, storage_offset(), Op::Expand, no_args);
-}
-
-Tensor Tensor::squeeze() const {
-  Dims new_sizes, new_strides;
-  for (int64_t d = 0; d < dim(); ++d)
-    if (sizes()[d] != 1) {
-      new_sizes.push_back(sizes()[d]);
-      new_strides.push_back(strides()[d]);
-    }
-  return make_view(*this, new_sizes, new_strides, storage_offset(), Op::Squeeze, no_args);
-}
-
-Tensor Tensor::squeeze(int64_t dim_) const {
-  const int64_t d = wrap_dim(dim_, dim());
-  Dims new_sizes = sizes(), new_strides = strides();
-  if (dim() > 0 && sizes()[d] == 1) {
-    new_sizes.erase(d);
-    new_strides.erase(d);
-  }
-  return make_view(*this, new_sizes, new_strides, storage_offset(), Op::SqueezeDim, no_args);
-}
-
-Tensor Tensor::unsqueeze(int64_t dim_) const {
-  const int64_t d = wrap_dim(dim_, dim() + 1);
-  Dims new_sizes = sizes(), new_strides = strides();
-  new_sizes.insert(d, 1);
-  new_strides.insert(d, d < dim() ? sizes()[d] * strides()[d] : 1);
-  return make_view(*this, new_sizes, new_strides, storage_offset(), Op::Unsqueeze, no_args);
-}
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return call<Transpose>(*this, dim0, dim1); }
+Tensor Tensor::t() const { return call<MatrixTranspose>(*this); }
+Tensor Tensor::permute(const Dims& order) const { return call<Permute>(*this, order); }
+Tensor Tensor::expand(const Dims& target) const { return call<Expand>(*this, target); }
+Tensor Tensor::squeeze() const { return call<Squeeze>(*this); }
+Tensor Tensor::squeeze(int64_t dim) const { return call<SqueezeDim>(*this, dim); }
+Tensor Tensor::unsqueeze(int64_t dim) const { return call<Unsqueeze>(*this, dim); }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   if (dim() == 0) return reshape({1});

@@ -7,7 +7,7 @@
 #include "loops.h"
 #include "visit_dtype.h"
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 void copy(const Tensor& dst, const Tensor& src) {
   if (dst.dtype() == src.dtype() && dst.is_contiguous() && src.is_contiguous()) {
@@ -34,4 +34,4 @@ void fill(const Tensor& dst, Scalar value) {
   });
 }
 
-}  // namespace ember::kernels
+}  // namespace ember::kernels::cpu

@@ -1,5 +1,5 @@
 // Copying elements between CPU tensors of the same sizes and any strides and dtypes, and filling.
-// `contiguous()`, `clone()`, `to(dtype)` and `copy_()` all end here.
+// Every copy the op layer makes (contiguous, clone, casts, copy_) ends here.
 #pragma once
 #include <limits>
 #include <type_traits>
@@ -8,10 +8,12 @@
 
 namespace ember::kernels {
 
+namespace cpu {
 // dst[i] = convert(src[i]); dst and src have equal sizes (src may have zero strides).
 void copy(const Tensor& dst, const Tensor& src);
 // dst[i] = value
 void fill(const Tensor& dst, Scalar value);
+}  // namespace cpu
 
 // Conversion between element types as PyTorch does it: 16-bit floats go through float32,
 // to-bool is "!= 0", and float-to-int truncates (NaN and out-of-range give INT64_MIN, as x86 does).

@@ -40,8 +40,7 @@ void for_each_in_memory_order(const Tensor& self, Visit&& visit) {
   std::vector<int64_t> order;  // the dimensions that matter (size > 1), outermost first
   for (int64_t d = 0; d < self.dim(); ++d)
     if (self.size(d) > 1) order.push_back(d);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int64_t a, int64_t b) { return self.stride(a) > self.stride(b); });
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return self.stride(a) > self.stride(b); });
   std::vector<int64_t> index(order.size(), 0);
   int64_t offset = 0;
   for (int64_t visited = 0; visited < count; ++visited) {
@@ -211,7 +210,8 @@ void normal_fill(const Tensor& self, double mean, double std, Generator& generat
         box_muller_block_fill<T>(static_cast<T*>(self.raw_data()), self.numel(), convert<T>(mean), convert<T>(std),
                                  generator);
       } else {
-        for_each_in_memory_order<T>(self, [&](T& element) { element = convert<T>(normal_double(generator, mean, std)); });
+        for_each_in_memory_order<T>(self,
+                                    [&](T& element) { element = convert<T>(normal_double(generator, mean, std)); });
       }
     } else {
       throw Error("normal_fill needs a floating-point tensor");
@@ -223,9 +223,8 @@ void bernoulli_fill(const Tensor& self, double p, Generator& generator) {
   std::lock_guard<std::mutex> lock(generator.mutex());
   visit_dtype(self.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    for_each_in_memory_order<T>(self, [&](T& element) {
-      element = convert<T>(uniform_double(generator) < p ? 1.0 : 0.0);
-    });
+    for_each_in_memory_order<T>(self,
+                                [&](T& element) { element = convert<T>(uniform_double(generator) < p ? 1.0 : 0.0); });
   });
 }
 

@@ -9,7 +9,7 @@
 #include "loops.h"
 #include "visit_dtype.h"
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 namespace {
 // Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through
@@ -108,8 +108,10 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
     case DType::Int64: {
       const int64_t* x = in.data_ptr<int64_t>();
       int64_t* y = out.data_ptr<int64_t>();
-      if (op == UnaryOp::Neg) for (int64_t i = 0; i < n; ++i) y[i] = minus(int64_t{0}, x[i]);
-      else if (op == UnaryOp::Relu) for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
+      if (op == UnaryOp::Neg)
+        for (int64_t i = 0; i < n; ++i) y[i] = minus(int64_t{0}, x[i]);
+      else if (op == UnaryOp::Relu)
+        for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
       else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent))
         for (int64_t i = 0; i < n; ++i) y[i] = convert<int64_t>(std::pow(static_cast<double>(x[i]), exponent));
       else throw Error("ember: this unary op needs a floating-point input");
@@ -126,4 +128,4 @@ void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Te
   });
 }
 
-}  // namespace ember::kernels
+}  // namespace ember::kernels::cpu

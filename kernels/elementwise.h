@@ -10,6 +10,8 @@ enum class BinaryOp { Add, Sub, Mul, Div };  // Add/Sub: a + alpha * b, a - alph
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
 enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow };
 
+namespace cpu {
+
 // out = a (op) b; out may alias a (in-place ops pass out == a).
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha);
 // out (bool) = a (op) b
@@ -18,5 +20,7 @@ void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent = 0);
 // out = condition ? a : b
 void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
+
+}  // namespace cpu
 
 }  // namespace ember::kernels

@@ -5,7 +5,7 @@
 #include <Eigen/Core>
 #include <cmath>
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 namespace {
 template <typename T>
@@ -35,9 +35,9 @@ void layer_norm_rows(const Tensor& y, const Tensor& mean, const Tensor& rstd, co
               bias.defined() ? bias.data_ptr<double>() : nullptr, rows, n, eps);
   } else {
     rows_impl(y.data_ptr<float>(), mean.data_ptr<float>(), rstd.data_ptr<float>(), x.data_ptr<float>(),
-              weight.defined() ? weight.data_ptr<float>() : nullptr,
-              bias.defined() ? bias.data_ptr<float>() : nullptr, rows, n, eps);
+              weight.defined() ? weight.data_ptr<float>() : nullptr, bias.defined() ? bias.data_ptr<float>() : nullptr,
+              rows, n, eps);
   }
 }
 
-}  // namespace ember::kernels
+}  // namespace ember::kernels::cpu

@@ -79,7 +79,7 @@ void map_elements(const Tensor& out, const std::array<Tensor, sizeof...(In)>& in
   operands[0] = out;
   for (size_t k = 0; k < sizeof...(In); ++k) operands[k + 1] = inputs[k];
   for_each_run<N>(operands, [&](const Run<N>& run) {
-    [&]<size_t... I>(std::index_sequence<I...>) {
+    auto body = [&]<size_t... I>(std::index_sequence<I...>) {
       bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
       if (unit) {  // the contiguous case: a plain loop the compiler vectorises
         Out* o = reinterpret_cast<Out*>(run.data[0]);
@@ -90,7 +90,8 @@ void map_elements(const Tensor& out, const std::array<Tensor, sizeof...(In)>& in
           *reinterpret_cast<Out*>(run.data[0] + i * run.stride[0]) =
               f(*reinterpret_cast<const In*>(run.data[I + 1] + i * run.stride[I + 1])...);
       }
-    }(std::index_sequence_for<In...>{});
+    };
+    body(std::index_sequence_for<In...>{});
   });
 }
 

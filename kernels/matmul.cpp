@@ -11,27 +11,20 @@
 // results equal that PyTorch's bit for bit; larger ones differ in the last bits (blocked sums).
 #include "matmul.h"
 
+#include "backend.h"
+
 #include <Eigen/Core>
 #include <bit>
-#include <unordered_map>
 #include <map>
 #include <mutex>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 #include <vector>
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 namespace {
-
-// oneDNN takes a strided matrix when one of its two inner strides is 1; anything else (and
-// broadcast batches with stride 0) is copied to a contiguous tensor first.
-Tensor dnnl_friendly(const Tensor& t) {
-  bool row_major = t.stride(2) == 1 && t.stride(1) >= std::max<int64_t>(t.size(2), 1);
-  bool col_major = t.stride(1) == 1 && t.stride(2) >= std::max<int64_t>(t.size(1), 1);
-  bool batch_ok = t.size(0) == 1 || t.stride(0) > 0;
-  return (row_major || col_major) && batch_ok ? t : t.contiguous();
-}
 
 dnnl::memory::data_type dnnl_type(DType dtype) {
   return dtype == kBFloat16 ? dnnl::memory::data_type::bf16 : dnnl::memory::data_type::f32;
@@ -55,8 +48,8 @@ dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& 
     for (int d = 0; d < 3; ++d) key.insert(key.end(), {t->size(d), t->stride(d)});
   }
   // A primitive keeps the thread count it was built with, so the count is part of the key.
-  key.insert(key.end(), {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(),
-                         omp_get_max_threads()});
+  key.insert(key.end(),
+             {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(), omp_get_max_threads()});
   static std::mutex mutex;
   static std::map<std::vector<int64_t>, dnnl::matmul> cache;
   std::lock_guard<std::mutex> lock(mutex);
@@ -64,7 +57,8 @@ dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& 
   if (found != cache.end()) return found->second;
 
   dnnl::memory::desc bias_desc;
-  if (bias.defined()) bias_desc = dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()), {out.size(2), out.size(2), 1});
+  if (bias.defined())
+    bias_desc = dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()), {out.size(2), out.size(2), 1});
   dnnl::primitive_attr attr;
   if (alpha != 1.0) attr.set_output_scales(0, {static_cast<float>(alpha)});
   if (beta != 0.0) {
@@ -79,15 +73,12 @@ dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& 
   return primitive;
 }
 
-void gemm_onednn(const Tensor& out, const Tensor& a_in, const Tensor& b_in, double alpha, double beta,
-                 const Tensor& bias) {
-  Tensor a = dnnl_friendly(a_in), b = dnnl_friendly(b_in);
+void gemm_onednn(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   dnnl::matmul primitive = cached_primitive(out, a, b, alpha, beta, bias);
   thread_local dnnl::stream stream(cpu_engine());
-  std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, dnnl::memory(describe(a), cpu_engine(), a.raw_data())},
-      {DNNL_ARG_WEIGHTS, dnnl::memory(describe(b), cpu_engine(), b.raw_data())},
-      {DNNL_ARG_DST, dnnl::memory(describe(out), cpu_engine(), out.raw_data())}};
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(describe(a), cpu_engine(), a.raw_data())},
+                                             {DNNL_ARG_WEIGHTS, dnnl::memory(describe(b), cpu_engine(), b.raw_data())},
+                                             {DNNL_ARG_DST, dnnl::memory(describe(out), cpu_engine(), out.raw_data())}};
   if (bias.defined())
     args.emplace(DNNL_ARG_BIAS, dnnl::memory(dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()),
                                                                 {out.size(2), out.size(2), 1}),
@@ -107,8 +98,7 @@ void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alph
     Eigen::Map<Matrix> C(out.data_ptr<T>() + batch * M * N, M, N);
     if (beta == 0) C.noalias() = static_cast<T>(alpha) * (A * B);
     else C = static_cast<T>(beta) * C + static_cast<T>(alpha) * (A * B);
-    if (bias.defined())
-      C.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias.data_ptr<T>(), N);
+    if (bias.defined()) C.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias.data_ptr<T>(), N);
   }
 }
 
@@ -126,7 +116,8 @@ void gemm_in_order(const Tensor& out, const Tensor& a, const Tensor& b, double a
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         T dot = 0;
-        for (int64_t k = 0; k < K; ++k) dot += A[i * a.stride(1) + k * a.stride(2)] * B[k * b.stride(1) + j * b.stride(2)];
+        for (int64_t k = 0; k < K; ++k)
+          dot += A[i * a.stride(1) + k * a.stride(2)] * B[k * b.stride(1) + j * b.stride(2)];
         T& c = C[i * N + j];
         const T addend = bias_data ? bias_data[j] : beta == 0 ? T(0) : beta_t * c;
         c = (beta == 0 && !bias_data) ? alpha_t * dot : addend + alpha_t * dot;
@@ -138,7 +129,8 @@ void gemm_in_order(const Tensor& out, const Tensor& a, const Tensor& b, double a
 
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   if (out.numel() == 0) return;
-  EMBER_CHECK(a.size(2) > 0, "ember: gemm with an empty inner dimension (handled by the caller)");
+  EMBER_INTERNAL_ASSERT(a.size(2) > 0, "gemm with an empty inner dimension (the op handles it)");
+  EMBER_INTERNAL_ASSERT(has_gemm_layout(a) && has_gemm_layout(b), "gemm operands must have a unit inner stride");
   const bool tiny = out.size(0) * out.size(1) * out.size(2) * a.size(2) <= kSmallProduct;
   if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
   if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);
@@ -151,4 +143,4 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   }
 }
 
-}  // namespace ember::kernels
+}  // namespace ember::kernels::cpu

@@ -7,7 +7,7 @@
 
 #include "visit_dtype.h"
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 namespace {
 
@@ -57,10 +57,21 @@ void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, co
     }
     EMBER_CHECK(inner > 0, "max(): Expected reduction dim to be specified for input.numel() == 0. "
                            "Specify the reduction dim with the 'dim' argument.");
-    extreme_rows<T>(op == ReduceOp::Max, data, outer, inner,
-                    values.defined() ? values.data_ptr<T>() : nullptr,
+    extreme_rows<T>(op == ReduceOp::Max, data, outer, inner, values.defined() ? values.data_ptr<T>() : nullptr,
                     indices.defined() ? indices.data_ptr<int64_t>() : nullptr);
   });
 }
 
-}  // namespace ember::kernels
+void scatter_rows(const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer, int64_t size,
+                  int64_t inner) {
+  const int64_t* where = indices.data_ptr<int64_t>();
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = values.data_ptr<T>();
+    T* data = out.data_ptr<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) data[(o * size + where[o * inner + i]) * inner + i] = in[o * inner + i];
+  });
+}
+
+}  // namespace ember::kernels::cpu

@@ -10,7 +10,13 @@ enum class ReduceOp { Sum, Max, Min };
 // values[r] = reduce(in[r, :]) for r < outer; `in` contiguous, values contiguous [outer].
 // Sum: float32/float64/int64 in -> same dtype out. Max/Min also write the index of the first
 // extreme element (first NaN wins: NaN propagates, as in PyTorch) into `indices` when defined.
+namespace cpu {
 void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values,
                  const Tensor& indices);
+// The way back (max/min's gradient): out[o, indices[o, i], i] = values[o, i] for a contiguous
+// out [outer, size, inner] (zeroed by the caller) and contiguous values/indices [outer, inner].
+void scatter_rows(const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer, int64_t size,
+                  int64_t inner);
+}  // namespace cpu
 
 }  // namespace ember::kernels

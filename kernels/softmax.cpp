@@ -4,7 +4,7 @@
 
 #include <Eigen/Core>
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 namespace {
 template <typename T>
@@ -31,4 +31,4 @@ void softmax_rows(const Tensor& out, const Tensor& in, int64_t rows, int64_t n, 
   else rows_impl(out.data_ptr<float>(), in.data_ptr<float>(), rows, n, log);
 }
 
-}  // namespace ember::kernels
+}  // namespace ember::kernels::cpu

@@ -3,8 +3,8 @@
 #pragma once
 #include "tensor.h"
 
-namespace ember::kernels {
+namespace ember::kernels::cpu {
 
 void softmax_rows(const Tensor& out, const Tensor& in, int64_t rows, int64_t n, bool log);
 
-}  // namespace ember::kernels
+}  // namespace ember::kernels::cpu

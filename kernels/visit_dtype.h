@@ -19,7 +19,8 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
     case DType::Int64: return f(int64_t{});
     case DType::Bool: return f(bool{});
   }
-  throw Error("unknown dtype");
+  EMBER_INTERNAL_ASSERT(false, "unknown dtype ", static_cast<int>(dtype));
+  __builtin_unreachable();
 }
 
 // The dtypes arithmetic kernels compute in: float32, float64 and int64 (bool and the 16-bit

@@ -31,8 +31,8 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
   for (size_t k = 0; k < inputs.size(); ++k) {
     Tensor& x = inputs[k];
     if (!x.requires_grad()) continue;
-    const std::vector<double> analytic = x.grad().defined() ? x.grad().to_vector<double>()
-                                                            : std::vector<double>(x.numel(), 0.0);
+    const std::vector<double> analytic =
+        x.grad().defined() ? x.grad().to_vector<double>() : std::vector<double>(x.numel(), 0.0);
     Tensor flat = x.detach().view({-1});
     for (int64_t i = 0; i < x.numel(); ++i) {
       const double original = flat[i].item<double>();
@@ -44,7 +44,8 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
       const double numeric = (plus - minus) / (2 * eps);
       if (std::fabs(numeric - analytic[i]) > atol + rtol * std::fabs(numeric)) {
         std::ostringstream why;
-        why << "input " << k << " element " << i << ": autograd " << analytic[i] << " vs finite differences " << numeric;
+        why << "input " << k << " element " << i << ": autograd " << analytic[i] << " vs finite differences "
+            << numeric;
         return why.str();
       }
     }

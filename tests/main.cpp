@@ -21,7 +21,8 @@ struct MemoryListener : Catch::TestEventListenerBase {
     const int64_t now = ember::memory_allocated(ember::kCPU);
     if (now != at_start) {
       ++leaking_cases;
-      std::fprintf(stderr, "memory check failed: test case \"%s\" started with %lld bytes allocated and ended with %lld\n",
+      std::fprintf(stderr,
+                   "memory check failed: test case \"%s\" started with %lld bytes allocated and ended with %lld\n",
                    stats.testInfo.name.c_str(), static_cast<long long>(at_start), static_cast<long long>(now));
     }
   }

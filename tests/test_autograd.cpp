@@ -7,18 +7,12 @@
 
 #include "fixture.h"
 #include "gradcheck.h"
+#include "gradcheck_cases.h"
 
 using namespace ember;
 
 namespace {
 Tensor leaf(const std::vector<double>& values, const Dims& sizes, DType dtype = kFloat32) {
-  Tensor t = from_vector(values, sizes, dtype);
-  t.requires_grad_();
-  return t;
-}
-Tensor ramp(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1) {
-  std::vector<double> values(product(sizes));
-  for (size_t i = 0; i < values.size(); ++i) values[i] = scale * std::cos(0.3 + 1.3 * static_cast<double>(i));
   Tensor t = from_vector(values, sizes, dtype);
   t.requires_grad_();
   return t;
@@ -61,7 +55,8 @@ TEST_CASE("backward of a non-scalar root takes an explicit gradient", "[autograd
 }
 
 TEST_CASE("backward on a tensor that does not require grad is refused", "[autograd]") {
-  CHECK_THROWS_WITH(ones({2}).sum().backward(), "element 0 of tensors does not require grad and does not have a grad_fn");
+  CHECK_THROWS_WITH(ones({2}).sum().backward(),
+                    "element 0 of tensors does not require grad and does not have a grad_fn");
 }
 
 TEST_CASE("a second backward through freed saved tensors is refused, retain_graph keeps them", "[autograd]") {
@@ -88,7 +83,8 @@ TEST_CASE("an in-place change to a saved output is caught at backward", "[autogr
                     "gradient, with torch.autograd.set_detect_anomaly(True).");
 }
 
-TEST_CASE("an in-place change to a saved input without grad_fn omits the 'which is output' clause", "[autograd][version]") {
+TEST_CASE("an in-place change to a saved input without grad_fn omits the 'which is output' clause",
+          "[autograd][version]") {
   Tensor w = leaf({1, 2, 3, 4, 5, 6, 7, 8}, {4, 2});
   Tensor x = ones({4, 2});
   Tensor y = (w * x).sum();
@@ -102,7 +98,8 @@ TEST_CASE("an in-place change to a saved input without grad_fn omits the 'which 
 TEST_CASE("in-place ops on leaves that require grad are refused while grad mode is on", "[autograd]") {
   Tensor w = leaf({1, 2, 3}, {3});
   CHECK_THROWS_WITH(w.add_(1), "a leaf Variable that requires grad is being used in an in-place operation.");
-  CHECK_THROWS_WITH(w[0].mul_(2), "a view of a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK_THROWS_WITH(w[0].mul_(2),
+                    "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   {
     NoGradGuard no_grad;  // what an optimizer step does
     w.sub_(1);
@@ -226,46 +223,11 @@ TEST_CASE("a view made under no_grad cannot be modified in place with grad mode 
 }
 
 TEST_CASE("gradients match finite differences (gradcheck in float64)", "[autograd][gradcheck]") {
-  using V = std::vector<Tensor>;
-  CHECK(gradcheck([](const V& v) { return (v[0] * v[1] + v[0] / (v[1] * v[1] + 1)).exp(); },
-                  {ramp({2, 3}), ramp({3}, kFloat64, 0.5)}) == "");
-  CHECK(gradcheck([](const V& v) { return v[0].tanh().sigmoid().pow(3) - v[0].relu(); }, {ramp({4, 2})}) == "");
-  CHECK(gradcheck([](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, {ramp({5})}) == "");
-  CHECK(gradcheck([](const V& v) { return addmm(v[2], v[0], v[1], 0.5, 2.0); },
-                  {ramp({3, 4}), ramp({4, 2}), ramp({2})}) == "");
-  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]); }, {ramp({2, 3, 4}), ramp({4, 5})}) == "");
-  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]); }, {ramp({2, 1, 3, 4}), ramp({5, 4, 2})}) == "");
-  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]); }, {ramp({4}), ramp({3, 4, 2})}) == "");
-  CHECK(gradcheck([](const V& v) { return softmax(v[0], 1) * log_softmax(v[0], 0); }, {ramp({3, 4})}) == "");
-  CHECK(gradcheck([](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
-                  {ramp({3, 4}, kFloat64, 1.0), ramp({4}), ramp({4})}) == "");
-  CHECK(gradcheck([](const V& v) { return mse_loss(v[0], v[1]); }, {ramp({3, 4}), ramp({4})}) == "");
-  CHECK(gradcheck([](const V& v) { return cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})); },
-                  {ramp({3, 4})}) == "");
-  CHECK(gradcheck([](const V& v) { return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1); },
-                  {ramp({2, 3}), ramp({3, 2}, kFloat64, 0.05)}) == "");
-  CHECK(gradcheck([](const V& v) { return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2}); },
-                  {ramp({2, 3})}) == "");
-  CHECK(gradcheck([](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); }, {ramp({2, 3}), ramp({3}, kFloat64, 0.05)}) == "");
-  CHECK(gradcheck([](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + (2.0 - v[1]); },
-                  {ramp({2, 3}), ramp({2, 3}, kFloat64, 0.05)}) == "");
-  CHECK(gradcheck([](const V& v) { return v[0].mm(v[1]) + linear(v[0], v[1].t()) + linear(v[0], v[1].t(), v[2]); },
-                  {ramp({2, 3}), ramp({3, 4}), ramp({4})}) == "");
-  CHECK(gradcheck([](const V& v) { return matmul(v[0], v[1]) * matmul(v[1], v[1].sum({1})).sum(); },
-                  {ramp({3}), ramp({3, 3})}) == "");
-  CHECK(gradcheck([](const V& v) { return v[0].max() * v[0].min() + v[0].sum({0}).sum() + min(v[0], 1).values.sum(); },
-                  {ramp({3, 4})}) == "");
-  CHECK(gradcheck([](const V& v) {
-          return v[0].select(1, 2) * v[0].narrow(1, 0, 2).sum({1}) + v[0].slice(1, 1, 4, 2).reshape({-1}).view({3, 2}).sum({1});
-        }, {ramp({3, 4})}) == "");
-  CHECK(gradcheck([](const V& v) { return v[0].unsqueeze(1).squeeze(1).squeeze().flatten().clone().contiguous(); },
-                  {ramp({2, 1, 3})}) == "");
-  CHECK(gradcheck([](const V& v) { return v[0].to(kFloat32).to(kFloat64) * 1.5; }, {ramp({3})}, 1e-3, 1e-4, 1e-2) == "");
-  CHECK(gradcheck([](const V& v) {
-          Tensor y = v[0] * 1;
-          y.slice(1, 0, 3, 2).mul_(v[1]);  // an in-place op on a strided view
-          return y;
-        }, {ramp({3, 4}), ramp({3, 2})}) == "");
+  for (const GradcheckCase& c : gradcheck_cases()) {
+    INFO("gradcheck case: " << c.name);
+    CHECK(gradcheck(c.f, c.inputs(), c.eps, c.atol, c.rtol) == "");
+  }
+  CHECK(gradcheck_cases().size() == 25);
 }
 
 TEST_CASE("a 2-layer MLP's loss, gradients and SGD steps match PyTorch", "[autograd][nn]") {
@@ -338,7 +300,8 @@ TEST_CASE("an in-place op whose node would save its own tensor leaves no referen
   CHECK(memory_allocated() == start);
 }
 
-TEST_CASE("writing into a slice of a buffer that needs no grad makes the buffer part of the graph", "[autograd][views]") {
+TEST_CASE("writing into a slice of a buffer that needs no grad makes the buffer part of the graph",
+          "[autograd][views]") {
   Tensor w = leaf({5, 6}, {2});
   Tensor buffer = zeros({4});
   buffer.narrow(0, 1, 2).add_(w);
@@ -362,7 +325,8 @@ TEST_CASE("a sibling view sees an in-place change made through another view", "[
 TEST_CASE("set_data keeps tensor identity, and undefined tensors raise instead of crashing", "[autograd]") {
   Tensor undefined;
   CHECK(undefined.str() == "[ Tensor (undefined) ]");
-  const char* message = "ember: this Tensor is undefined (default-constructed, or the .grad() of a tensor before backward)";
+  const char* message =
+      "ember: this Tensor is undefined (default-constructed, or the .grad() of a tensor before backward)";
   CHECK_THROWS_WITH(undefined.sizes(), message);
   CHECK_THROWS_WITH(mm(ones({2, 2}), undefined), message);
   CHECK_THROWS_WITH(leaf({1}, {1}).grad().sum(), message);

@@ -8,15 +8,15 @@
 using namespace ember;
 
 namespace {
+#ifdef EMBER_WITH_CUDA
+constexpr const char* kBuilt = "with";
+#else
+constexpr const char* kBuilt = "without";
+#endif
+
 bool gpu_present() {
   if (cuda::is_available()) return true;
-  WARN("skipped: no CUDA GPU on this machine (ember built " <<
-#ifdef EMBER_WITH_CUDA
-       "with"
-#else
-       "without"
-#endif
-       " CUDA)");
+  WARN("skipped: no CUDA GPU on this machine (ember built " << kBuilt << " CUDA)");
   return false;
 }
 }  // namespace
@@ -39,7 +39,8 @@ TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[c
   CHECK(device.device() == gpu);
   CHECK(memory_allocated(gpu) == start + 48);
   CHECK(device.to(kCPU).tolist_str() == host.t().tolist_str());
-  CHECK(device.str() == "tensor([[ 0.,  4.,  8.],\n        [ 1.,  5.,  9.],\n        [ 2.,  6., 10.],\n        [ 3.,  7., 11.]], device='cuda:0')");
+  CHECK(device.str() == "tensor([[ 0.,  4.,  8.],\n        [ 1.,  5.,  9.],\n        [ 2.,  6., 10.],\n"
+                        "        [ 3.,  7., 11.]], device='cuda:0')");
   device = Tensor();
   CHECK(memory_allocated(gpu) == start);
 }
@@ -48,7 +49,8 @@ TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
   if (!gpu_present()) return;
   Tensor on_gpu = ones({2, 2}, Options(cuda_device(0)));
   Tensor on_cpu = ones({2, 2});
-  const char* message = "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
+  const char* message =
+      "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
   CHECK_THROWS_WITH(on_gpu + on_cpu, message);
   CHECK_THROWS_WITH(mm(on_gpu, on_cpu), message);
   CHECK_THROWS_WITH(linear(on_gpu, on_cpu), message);

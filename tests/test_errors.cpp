@@ -31,7 +31,8 @@ TEST_CASE("dtype mismatches in matrix products use PyTorch 1.13's texts", "[erro
   CHECK_THROWS_WITH(linear(r({2, 3}), r({4, 3}, kFloat64)), torch_error("linear_f32_input_f64_weight_nobias"));
   CHECK_THROWS_WITH(linear(r({2, 3}), r({4, 3}, kFloat64), r({4}, kFloat64)),
                     torch_error("linear_f32_input_f64_weight_f64_bias"));
-  CHECK_THROWS_WITH(linear(r({2, 3}), r({4, 3}), r({4}, kFloat64)), torch_error("linear_f32_input_f32_weight_f64_bias"));
+  CHECK_THROWS_WITH(linear(r({2, 3}), r({4, 3}), r({4}, kFloat64)),
+                    torch_error("linear_f32_input_f32_weight_f64_bias"));
   CHECK_THROWS_WITH(addmm(r({2, 2}), r({2, 3}), r({3, 2}, kFloat64)), torch_error("addmm_f32_f32_f64"));
 }
 
@@ -209,11 +210,12 @@ TEST_CASE("factory and product errors of the less common kind", "[errors]") {
 }
 
 TEST_CASE("loss and normalisation errors of the less common kind", "[errors]") {
-  CHECK_THROWS_WITH(nll_loss(r({2, 3}), zeros({2, 1}, kInt64)), "0D or 1D target tensor expected, multi-target not supported");
+  CHECK_THROWS_WITH(nll_loss(r({2, 3}), zeros({2, 1}, kInt64)),
+                    "0D or 1D target tensor expected, multi-target not supported");
   CHECK_THROWS_WITH(nll_loss(r({2, 3, 4}), zeros({2}, kInt64)), "input tensor should be 1D or 2D");
   CHECK_THROWS_WITH(cross_entropy(r({}), zeros({}, kInt64)), "cross_entropy: input must have at least one dimension");
   CHECK_THROWS_WITH(layer_norm(r({2, 3}), {}), "Expected normalized_shape to be at least 1-dimensional, i.e., "
-                                              "containing at least one element, but got normalized_shape = []");
+                                               "containing at least one element, but got normalized_shape = []");
 }
 
 TEST_CASE("autograd and optimizer argument errors", "[errors]") {

@@ -1,4 +1,4 @@
-// no_grad vs inference_mode (fact sheet section 3): both stop recording; inference mode also makes
+// no_grad vs inference_mode (engine/inference_mode.h): both stop recording; inference mode also makes
 // inference tensors, which have no version counter and may not re-enter autograd. The guards are
 // thread-local.
 #include <catch2/catch.hpp>
@@ -20,8 +20,8 @@ TEST_CASE("tensors made in inference mode are inference tensors without a versio
     view_of_normal = normal[0];
     CHECK(made_inside.is_inference());
     CHECK_FALSE(view_of_normal.is_inference());  // a view follows its base
-    made_inside.add_(1);                          // allowed inside, and nothing to bump
-    normal.add_(1);                               // a normal tensor still bumps its counter
+    made_inside.add_(1);                         // allowed inside, and nothing to bump
+    normal.add_(1);                              // a normal tensor still bumps its counter
     CHECK(normal._version() == 1);
   }
   CHECK_FALSE(InferenceMode::is_enabled());
@@ -44,7 +44,8 @@ TEST_CASE("inference tensors are read-only outside inference mode", "[modes]") {
                         "https://github.com/pytorch/rfcs/pull/17 for more details.";
   CHECK_THROWS_WITH(t.add_(1), inplace);
   CHECK_THROWS_WITH(t[0].fill_(1), inplace);
-  CHECK_THROWS_WITH(t.requires_grad_(), "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
+  CHECK_THROWS_WITH(t.requires_grad_(),
+                    "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   Tensor normal = zeros({2});
   normal.copy_(t);  // reading it is fine
   CHECK((t + 1).tolist_str() == "[1.0, 1.0]");

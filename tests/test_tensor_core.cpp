@@ -132,7 +132,7 @@ TEST_CASE("bfloat16 and float16 round to nearest even and keep NaN", "[core]") {
   CHECK(BFloat16(1.00390625f).bits == 0x3F80);  // a tie: rounds to even (down)
   CHECK(BFloat16(1.01171875f).bits == 0x3F82);  // a tie: rounds to even (up)
   CHECK(std::isnan(static_cast<float>(BFloat16(NAN))));
-  CHECK(Float16(65520.0f).bits == 0x7C00);      // rounds up to infinity
+  CHECK(Float16(65520.0f).bits == 0x7C00);  // rounds up to infinity
   CHECK(static_cast<float>(Float16(0.1f)) == 0.0999755859375f);
   CHECK(std::isnan(static_cast<float>(Float16(NAN))));
 }

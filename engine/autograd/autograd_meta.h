@@ -12,7 +12,7 @@ namespace ember::autograd {
 
 struct Node;
 
-// How a view was created, for PyTorch's rules on modifying views in place (fact sheet §1.12).
+// How a view was created, for PyTorch's rules on modifying views in place (inplace.h).
 enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode };
 
 struct AutogradMeta {

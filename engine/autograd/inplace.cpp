@@ -59,16 +59,14 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
     set_history(self, node);  // the tensor's history now ends in the in-place op
     return;
   }
-  // In-place on a view: the base's history becomes CopySlices (the op applied to the view's
-  // region of the base's gradient), and the view becomes an as_strided view of the new base.
+  // In-place on a view: see Note [In-place on views].
   const Tensor& base = meta->view_base;
-  auto copy_slices = as_strided_node(self, base);
-  copy_slices->op = Op::CopySlices;
-  for (size_t i = 1; i < node->next_edges.size(); ++i) {
+  auto copy_slices = new_node(CopySlices{geometry_of(self), geometry_of(base), node});
+  add_input(*copy_slices, base);
+  for (size_t i = 1; i < node->next_edges.size(); ++i) {  // the op's other inputs keep their edges
     copy_slices->next_edges.push_back(node->next_edges[i]);
     copy_slices->inputs.push_back(node->inputs[i]);
   }
-  copy_slices->inner = node;
   set_history(base, copy_slices);
   set_history(self, as_strided_node(self, base));
 }

@@ -1,8 +1,15 @@
-// PyTorch's rules for views and in-place ops under autograd (fact sheet sections 1.6, 1.8, 1.12):
-// views remember their base; an in-place op is refused on a leaf that requires grad (or a view of
-// one), on an inference tensor outside inference mode, and on a view made under no_grad or
-// inference mode; otherwise it bumps the version counter and rewrites the history: the tensor's
-// grad_fn becomes the op's node, and for a view the base's grad_fn becomes CopySlices.
+// PyTorch's rules for views and in-place ops under autograd (the ADInplaceOrView step of
+// dispatch.h): views remember their base; an in-place op is refused on a leaf that requires grad
+// (or a view of one), on an inference tensor outside inference mode, and on a view made under
+// no_grad or inference mode; otherwise it bumps the version counter and rewrites the history.
+//
+// Note [In-place on views]
+// An in-place op on a tensor that is not a view simply makes the op's node the tensor's new
+// grad_fn. On a view, the values of the *base* changed too, so the base's grad_fn becomes
+// CopySlices: the base's gradient passes through unchanged except in the view's region, where
+// the op's own formula applies. The view itself becomes an AsStridedBackward0 view of the new
+// base. A sibling view made earlier notices the change through the shared version counter
+// (record.cpp, current_grad_fn) and rebuilds its grad_fn the same way.
 #pragma once
 #include <memory>
 

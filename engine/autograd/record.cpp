@@ -4,15 +4,12 @@
 #include <atomic>
 
 #include "autograd_meta.h"
-#include "grad_mode.h"
 
 namespace ember::autograd {
 
 namespace {
 
-std::atomic<uint64_t> next_sequence_nr{0};
-
-bool tracks_grad(const Tensor* t) { return t && t->defined() && t->requires_grad(); }
+std::atomic<uint64_t> sequence_counter{0};
 
 AutogradMeta& meta_of(const Tensor& t) {
   auto& meta = t.impl()->autograd_meta;
@@ -20,65 +17,32 @@ AutogradMeta& meta_of(const Tensor& t) {
   return *meta;
 }
 
-void add_input(Node& node, const Tensor* t) {
-  if (t && t->defined()) {
-    node.next_edges.push_back(tracks_grad(t) ? gradient_edge(*t) : Edge{});
-    node.inputs.push_back({t->sizes(), t->dtype(), t->device()});
-  } else {
-    node.next_edges.push_back({});
-    node.inputs.push_back({});
-  }
-}
-
-std::shared_ptr<Node> new_node(Op op) {
-  auto node = std::make_shared<Node>();
-  node->op = op;
-  node->sequence_nr = next_sequence_nr.fetch_add(1, std::memory_order_relaxed);
-  return node;
-}
+}  // namespace
 
 Geometry geometry_of(const Tensor& t) { return {t.sizes(), t.strides(), t.storage_offset()}; }
 
-}  // namespace
+uint64_t next_sequence_nr() { return sequence_counter.fetch_add(1, std::memory_order_relaxed); }
 
-bool needs_grad(std::initializer_list<const Tensor*> inputs) {
-  if (!GradMode::is_enabled()) return false;
-  for (const Tensor* t : inputs)
-    if (tracks_grad(t)) return true;
-  return false;
+void add_input(Node& node, const Tensor& t) {
+  if (!t.defined()) {
+    node.next_edges.push_back({});
+    node.inputs.push_back({});
+    return;
+  }
+  node.next_edges.push_back(t.requires_grad() ? gradient_edge(t) : Edge{});
+  node.inputs.push_back({t.sizes(), t.dtype(), t.device()});
 }
 
-bool needs_grad(const std::vector<Tensor>& inputs) {
-  if (!GradMode::is_enabled()) return false;
-  for (const Tensor& t : inputs)
-    if (tracks_grad(&t)) return true;
-  return false;
-}
-
-std::shared_ptr<Node> make_node(Op op, std::initializer_list<const Tensor*> inputs) {
-  auto node = new_node(op);
-  for (const Tensor* t : inputs) add_input(*node, t);
-  return node;
-}
-
-std::shared_ptr<Node> make_node(Op op, const std::vector<Tensor>& inputs) {
-  auto node = new_node(op);
-  for (const Tensor& t : inputs) add_input(*node, &t);
-  return node;
-}
-
-void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr) {
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
   AutogradMeta& meta = meta_of(output);
   meta.grad_fn = node;
-  meta.output_nr = output_nr;
+  meta.output_nr = 0;
   if (meta.is_view && !output.is_inference()) meta.view_version = output._version();
 }
 
 std::shared_ptr<Node> as_strided_node(const Tensor& view, const Tensor& base) {
-  auto node = new_node(Op::AsStrided);
-  add_input(*node, &base);
-  node->args.view = geometry_of(view);
-  node->args.base = geometry_of(base);
+  auto node = new_node(AsStridedBackward0{geometry_of(view), geometry_of(base)});
+  add_input(*node, base);
   return node;
 }
 
@@ -106,9 +70,8 @@ Edge gradient_edge(const Tensor& t) {
   std::lock_guard<std::mutex> lock(meta->mutex);
   std::shared_ptr<Node> accumulator = meta->grad_accumulator.lock();
   if (!accumulator) {
-    accumulator = new_node(Op::AccumulateGrad);
+    accumulator = new_node(AccumulateGrad{t.impl_ptr()});
     accumulator->sequence_nr = UINT64_MAX;  // run as soon as ready, like PyTorch
-    accumulator->leaf = t.impl_ptr();
     accumulator->inputs.push_back({t.sizes(), t.dtype(), t.device()});
     meta->grad_accumulator = accumulator;
   }

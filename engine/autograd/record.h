@@ -1,31 +1,68 @@
-// The autograd layer of an op call: decide whether to record, create the node with edges to the
-// inputs' gradient receivers, and attach the node to the outputs. Ops call these right after
-// their kernel ran; formulas.cpp says what the node does in backward. PyTorch's extra rules for
-// views and in-place ops are in inplace.h.
+// The autograd layer of an op call (dispatch.h runs it after the op computed): decide whether to
+// record, create the node with one edge per tensor input, and attach it to the output. PyTorch's
+// extra rules for views and in-place ops are in inplace.h; what each node does is derivatives.h.
 #pragma once
-#include <initializer_list>
 #include <memory>
+#include <type_traits>
+#include <utility>
 
+#include "grad_mode.h"
 #include "node.h"
 
 namespace ember::autograd {
 
-// True when grad mode is on and any defined input requires grad: the op must record a node.
-bool needs_grad(std::initializer_list<const Tensor*> inputs);
-bool needs_grad(const std::vector<Tensor>& inputs);
+// Calls f on each tensor among an op's arguments, in order: a Tensor argument, or each element
+// of a tensor list (cat, stack). These are the op's inputs in the graph; other arguments are not.
+template <typename F, typename... Args>
+void for_each_tensor(F&& f, const Args&... args) {
+  auto visit = [&](const auto& arg) {
+    using T = std::decay_t<decltype(arg)>;
+    if constexpr (std::is_same_v<T, Tensor>) f(arg);
+    else if constexpr (std::is_same_v<T, std::vector<Tensor>>)
+      for (const Tensor& t : arg) f(t);
+  };
+  (visit(args), ...);
+}
 
-// A node for `op` with one edge per input (undefined or non-grad inputs get an empty edge).
-std::shared_ptr<Node> make_node(Op op, std::initializer_list<const Tensor*> inputs);
-std::shared_ptr<Node> make_node(Op op, const std::vector<Tensor>& inputs);
+// True when grad mode is on and any tensor argument requires grad: the op must record a node.
+template <typename... Args>
+bool any_requires_grad(const Args&... args) {
+  if (!GradMode::is_enabled()) return false;
+  bool any = false;
+  for_each_tensor([&](const Tensor& t) { any = any || (t.defined() && t.requires_grad()); }, args...);
+  return any;
+}
 
-// Makes `output` a non-leaf result of `node` (output slot `output_nr`).
-void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
+uint64_t next_sequence_nr();                      // creation order of nodes
+void add_input(Node& node, const Tensor& input);  // one edge (empty when it needs no gradient)
+
+template <typename Backward>
+std::shared_ptr<Node> new_node(Backward backward) {
+  auto node = std::make_shared<Node>(std::move(backward));
+  node->sequence_nr = next_sequence_nr();
+  return node;
+}
+
+// A node running `backward` with an edge for each tensor argument of the op call.
+template <typename Backward, typename... Args>
+std::shared_ptr<Node> make_node(Backward backward, const Args&... args) {
+  std::apply([](auto&... saved) { (saved.set_node_name(Backward::name), ...); }, backward.saved());
+  auto node = new_node(std::move(backward));
+  for_each_tensor([&](const Tensor& t) { add_input(*node, t); }, args...);
+  return node;
+}
+
+// Makes `output` a non-leaf result of `node`.
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node);
 
 // t's grad_fn, rebuilt first if t is a view whose base changed in place since it was set.
 std::shared_ptr<Node> current_grad_fn(const Tensor& t);
 
 // The receiver of a gradient for `t`: its grad_fn, or its leaf's AccumulateGrad node.
 Edge gradient_edge(const Tensor& t);
+
+// A tensor's layout in its storage (what as_strided takes).
+Geometry geometry_of(const Tensor& t);
 
 // A node mapping a gradient of `view` (a view of `base` by layout) back onto `base`.
 std::shared_ptr<Node> as_strided_node(const Tensor& view, const Tensor& base);

@@ -1,8 +1,9 @@
-// SavedTensor: a tensor an op keeps for its backward formula, plus the version it had when saved
+// SavedTensor: a tensor a backward node keeps for its formula, plus the version it had when saved
 // (saved_version). If an in-place op changes it before backward runs, the versions differ and
-// backward raises PyTorch's "modified by an inplace operation" error instead of computing a
-// wrong gradient.
+// unpack() raises PyTorch's "modified by an inplace operation" error instead of letting the
+// formula compute a wrong gradient.
 //
+// Note [Saving an output]
 // A node that saves its own output must not hold that output's TensorImpl (whose grad_fn is the
 // node: a reference cycle that would never be freed). Like PyTorch, it keeps an alias of the same
 // storage without autograd data, and remembers that it was output `output_nr` of its node.
@@ -13,15 +14,29 @@
 
 namespace ember::autograd {
 
-struct SavedTensor {
+class SavedTensor {
+ public:
   SavedTensor() = default;
+  // An input of the op (undefined is allowed: an optional argument that was not given).
   // Raises "Inference tensors cannot be saved for backward..." for inference tensors.
-  SavedTensor(const Tensor& tensor, bool is_output, uint32_t output_nr = 0);
+  SavedTensor(const Tensor& input);  // NOLINT: implicit, so a node is built as {mat1, mat2}
+  // The op's own output (see Note [Saving an output]).
+  static SavedTensor output(const Tensor& result, uint32_t output_nr = 0);
 
-  Tensor tensor;               // undefined once freed by backward
-  uint32_t saved_version = 0;  // the version counter's value when saved
-  bool is_output = false;      // an output of the node that saved it
-  uint32_t output_nr = 0;
+  // The tensor, after checking it was neither freed by backward nor modified in place since.
+  Tensor unpack() const;
+  // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
+  void release();
+  // The node that saved it, named in the error messages (set when the node is recorded).
+  void set_node_name(const char* name) { node_name_ = name; }
+
+ private:
+  Tensor tensor_;
+  uint32_t saved_version_ = 0;
+  bool is_output_ = false;
+  bool released_ = false;
+  uint32_t output_nr_ = 0;
+  const char* node_name_ = "";
 };
 
 }  // namespace ember::autograd

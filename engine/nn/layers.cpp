@@ -11,14 +11,13 @@ Dropout::Dropout(double p) : p_(p) {
 }
 
 LayerNorm::LayerNorm(const Dims& normalized_shape, double eps, bool elementwise_affine)
-    : normalized_shape_(normalized_shape), eps_(eps) {
+    : normalized_shape_(normalized_shape),
+      eps_(eps) {
   register_parameter("weight", elementwise_affine ? ones(normalized_shape) : Tensor());
   register_parameter("bias", elementwise_affine ? zeros(normalized_shape) : Tensor());
 }
 
-Tensor LayerNorm::forward(const Tensor& input) {
-  return layer_norm(input, normalized_shape_, weight(), bias(), eps_);
-}
+Tensor LayerNorm::forward(const Tensor& input) { return layer_norm(input, normalized_shape_, weight(), bias(), eps_); }
 
 void Sequential::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(children().size()), std::move(module));

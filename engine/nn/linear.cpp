@@ -10,7 +10,8 @@
 namespace ember::nn {
 
 Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
-    : in_features_(in_features), out_features_(out_features) {
+    : in_features_(in_features),
+      out_features_(out_features) {
   EMBER_CHECK(in_features >= 0 && out_features >= 0, "Trying to create tensor with negative dimension");
   register_parameter("weight", empty({out_features, in_features}));
   register_parameter("bias", bias ? empty({out_features}) : Tensor());

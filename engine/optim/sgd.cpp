@@ -6,7 +6,9 @@
 namespace ember::optim {
 
 SGD::SGD(std::vector<Tensor> parameters, SGDOptions options)
-    : parameters_(std::move(parameters)), momentum_buffers_(parameters_.size()), options_(options) {
+    : parameters_(std::move(parameters)),
+      momentum_buffers_(parameters_.size()),
+      options_(options) {
   EMBER_CHECK(options.lr >= 0, "Invalid learning rate: ", options.lr);
   EMBER_CHECK(options.momentum >= 0, "Invalid momentum value: ", options.momentum);
   EMBER_CHECK(options.weight_decay >= 0, "Invalid weight_decay value: ", options.weight_decay);

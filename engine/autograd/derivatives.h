@@ -1,0 +1,491 @@
+// Every backward node and its derivative formula, in one file: all of autograd's math in one
+// place, as PyTorch keeps it in derivatives.yaml. Each node is a struct named like PyTorch's
+// generated node (AddmmBackward0, ExpBackward0, ...) holding, by name, what its formula reads:
+// saved tensors (with the version they had, see saved_tensor.h) and plain arguments.
+//
+// In each `apply`, `g` is the gradient of the op's output and `needs[i]` says whether input i
+// (the op's tensor arguments, in order) wants a gradient. It returns one gradient per input;
+// an undefined Tensor means none. Broadcasting and dtype are fixed afterwards by the engine
+// (match_input), so the rule for `a + b` is just {g, g}. The engine runs these with grad mode off.
+//
+// `saved()` lists a node's saved tensors so the engine can free them after backward (PyTorch's
+// release_variables). Adding a node = adding a struct here and to `BackwardFunction` below; a
+// node without `apply` does not compile.
+#pragma once
+#include <memory>
+#include <tuple>
+#include <variant>
+#include <vector>
+
+#include "ops.h"
+#include "saved_tensor.h"
+
+namespace ember::autograd {
+
+struct Node;
+using Grads = std::vector<Tensor>;
+
+// Which inputs of a node want a gradient (its edges that lead somewhere).
+struct Needs {
+  const std::vector<bool>& wanted;
+  bool operator[](size_t input) const { return input < wanted.size() && wanted[input]; }
+};
+
+// A layout in storage elements: what as_strided takes.
+struct Geometry {
+  Dims sizes;
+  Dims strides;
+  int64_t offset = 0;
+};
+
+// Helpers the rules share (derivatives.cpp).
+Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
+Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim);
+Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
+Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
+                          const Tensor& weight, const Dims& normalized_shape);
+Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Dims& self_sizes, Reduction reduction,
+                         int64_t ignore_index, int64_t total_weight);
+Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base);
+
+// ---- leaves ----
+struct AccumulateGrad {  // adds the incoming gradient into the leaf's .grad
+  static constexpr const char* name = "torch::autograd::AccumulateGrad";
+  std::shared_ptr<TensorImpl> variable;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const;
+};
+
+// ---- arithmetic ----
+struct AddBackward0 {  // self + alpha * other
+  static constexpr const char* name = "AddBackward0";
+  Scalar alpha = 1;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs needs) const { return {g, needs[1] ? scaled(g, alpha) : Tensor()}; }
+};
+struct SubBackward0 {  // self - alpha * other
+  static constexpr const char* name = "SubBackward0";
+  Scalar alpha = 1;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs needs) const { return {g, needs[1] ? scaled(-g, alpha) : Tensor()}; }
+};
+struct RsubBackward1 {  // other - alpha * self, other a number
+  static constexpr const char* name = "RsubBackward1";
+  Scalar alpha = 1;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {scaled(-g, alpha)}; }
+};
+struct MulBackward0 {  // self * other; `other` is a 0-dim tensor when it was a number
+  static constexpr const char* name = "MulBackward0";
+  SavedTensor self, other;
+  auto saved() { return std::tie(self, other); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {needs[0] ? g * other.unpack() : Tensor(), needs[1] ? g * self.unpack() : Tensor()};
+  }
+};
+struct DivBackward0 {  // self / other
+  static constexpr const char* name = "DivBackward0";
+  SavedTensor self, other;
+  auto saved() { return std::tie(self, other); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    const Tensor b = other.unpack();
+    return {needs[0] ? g / b : Tensor(), needs[1] ? -g * self.unpack() / (b * b) : Tensor()};
+  }
+};
+struct NegBackward0 {
+  static constexpr const char* name = "NegBackward0";
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {-g}; }
+};
+
+// ---- unary math ----
+struct ExpBackward0 {  // d exp(x) = exp(x)
+  static constexpr const char* name = "ExpBackward0";
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const { return {g * result.unpack()}; }
+};
+struct LogBackward0 {  // d log(x) = 1 / x
+  static constexpr const char* name = "LogBackward0";
+  SavedTensor self;
+  auto saved() { return std::tie(self); }
+  Grads apply(const Tensor& g, Needs) const { return {g / self.unpack()}; }
+};
+struct SqrtBackward0 {  // d sqrt(x) = 1 / (2 sqrt(x))
+  static constexpr const char* name = "SqrtBackward0";
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const { return {g / (result.unpack() * 2)}; }
+};
+struct PowBackward0 {  // d x^e = e x^(e-1)
+  static constexpr const char* name = "PowBackward0";
+  SavedTensor self;
+  double exponent = 0;
+  auto saved() { return std::tie(self); }
+  Grads apply(const Tensor& g, Needs) const {
+    if (exponent == 0) return {zeros_like(g)};
+    return {g * self.unpack().pow(exponent - 1) * exponent};
+  }
+};
+struct ReluBackward0 {  // 1 where the output is positive
+  static constexpr const char* name = "ReluBackward0";
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor y = result.unpack();
+    return {where(y > scalar_tensor(0, y.dtype()), g, scalar_tensor(0, g.dtype()))};
+  }
+};
+struct SigmoidBackward0 {  // y (1 - y)
+  static constexpr const char* name = "SigmoidBackward0";
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor y = result.unpack();
+    return {g * y * (1.0 - y)};
+  }
+};
+struct TanhBackward0 {  // 1 - y^2
+  static constexpr const char* name = "TanhBackward0";
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor y = result.unpack();
+    return {g * (1.0 - y * y)};
+  }
+};
+struct WhereBackward0 {  // inputs: condition, self, other
+  static constexpr const char* name = "WhereBackward0";
+  SavedTensor condition;
+  auto saved() { return std::tie(condition); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    const Tensor c = condition.unpack(), zero = scalar_tensor(0, g.dtype());
+    return {Tensor(), needs[1] ? where(c, g, zero) : Tensor(), needs[2] ? where(c, zero, g) : Tensor()};
+  }
+};
+
+// ---- reductions ----
+struct SumBackward0 {  // sum of all elements
+  static constexpr const char* name = "SumBackward0";
+  Dims self_sizes;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {g.expand(self_sizes)}; }
+};
+struct SumBackward1 {  // sum over dims
+  static constexpr const char* name = "SumBackward1";
+  Dims self_sizes, dims;
+  bool keepdim = false;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    return {unsqueeze_reduced(g, dims, self_sizes.size(), keepdim).expand(self_sizes)};
+  }
+};
+struct MeanBackward0 {
+  static constexpr const char* name = "MeanBackward0";
+  Dims self_sizes;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    return {g.expand(self_sizes) / static_cast<double>(product(self_sizes))};
+  }
+};
+struct MeanBackward1 {
+  static constexpr const char* name = "MeanBackward1";
+  Dims self_sizes, dims;
+  bool keepdim = false;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    const int64_t count = product(self_sizes) / std::max<int64_t>(g.numel(), 1);
+    return {unsqueeze_reduced(g, dims, self_sizes.size(), keepdim).expand(self_sizes) / static_cast<double>(count)};
+  }
+};
+// max() / min() of all elements: the gradient is shared evenly among the elements equal to it.
+struct MaxBackward1 {
+  static constexpr const char* name = "MaxBackward1";
+  SavedTensor self, result;
+  auto saved() { return std::tie(self, result); }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor mask = eq(self.unpack(), result.unpack()).to(g.dtype());
+    return {g * mask / mask.sum()};
+  }
+};
+struct MinBackward1 : MaxBackward1 {
+  static constexpr const char* name = "MinBackward1";
+};
+// max(dim) / min(dim): the gradient goes to the index that was chosen.
+struct MaxBackward0 {
+  static constexpr const char* name = "MaxBackward0";
+  Dims self_sizes;
+  int64_t dim = 0;
+  bool keepdim = false;
+  SavedTensor indices;
+  auto saved() { return std::tie(indices); }
+  Grads apply(const Tensor& g, Needs) const { return {scatter_along(g, indices.unpack(), self_sizes, dim, keepdim)}; }
+};
+struct MinBackward0 : MaxBackward0 {
+  static constexpr const char* name = "MinBackward0";
+};
+
+// ---- matrix products: d(a b) = da b + a db ----
+struct MmBackward0 {
+  static constexpr const char* name = "MmBackward0";
+  SavedTensor self, mat2;
+  auto saved() { return std::tie(self, mat2); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {needs[0] ? g.mm(mat2.unpack().t()) : Tensor(), needs[1] ? self.unpack().t().mm(g) : Tensor()};
+  }
+};
+struct AddmmBackward0 {  // beta * self + alpha * mat1 @ mat2
+  static constexpr const char* name = "AddmmBackward0";
+  SavedTensor mat1, mat2;
+  Scalar alpha = 1, beta = 1;
+  auto saved() { return std::tie(mat1, mat2); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {needs[0] ? scaled(g, beta) : Tensor(), needs[1] ? scaled(g.mm(mat2.unpack().t()), alpha) : Tensor(),
+            needs[2] ? scaled(mat1.unpack().t().mm(g), alpha) : Tensor()};
+  }
+};
+struct BmmBackward0 {
+  static constexpr const char* name = "BmmBackward0";
+  SavedTensor self, mat2;
+  auto saved() { return std::tie(self, mat2); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {needs[0] ? bmm(g, mat2.unpack().transpose(1, 2)) : Tensor(),
+            needs[1] ? bmm(self.unpack().transpose(1, 2), g) : Tensor()};
+  }
+};
+struct DotBackward0 {
+  static constexpr const char* name = "DotBackward0";
+  SavedTensor self, tensor;
+  auto saved() { return std::tie(self, tensor); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {needs[0] ? g * tensor.unpack() : Tensor(), needs[1] ? g * self.unpack() : Tensor()};
+  }
+};
+struct MvBackward0 {
+  static constexpr const char* name = "MvBackward0";
+  SavedTensor self, vec;
+  auto saved() { return std::tie(self, vec); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {needs[0] ? g.unsqueeze(1) * vec.unpack().unsqueeze(0) : Tensor(),
+            needs[1] ? matmul(self.unpack().t(), g) : Tensor()};
+  }
+};
+
+// ---- neural-network functions ----
+struct SoftmaxBackward0 {  // y (g - sum(g y))
+  static constexpr const char* name = "SoftmaxBackward0";
+  int64_t dim = 0;
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor y = result.unpack();
+    return {y * (g - (g * y).sum({dim}, true))};
+  }
+};
+struct LogSoftmaxBackward0 {  // g - exp(y) sum(g)
+  static constexpr const char* name = "LogSoftmaxBackward0";
+  int64_t dim = 0;
+  SavedTensor result;
+  auto saved() { return std::tie(result); }
+  Grads apply(const Tensor& g, Needs) const { return {g - result.unpack().exp() * g.sum({dim}, true)}; }
+};
+struct NativeLayerNormBackward0 {  // inputs: input, weight, bias
+  static constexpr const char* name = "NativeLayerNormBackward0";
+  SavedTensor input, weight, mean, rstd;  // weight undefined when the call had none
+  Dims normalized_shape;
+  auto saved() { return std::tie(input, weight, mean, rstd); }
+  Grads apply(const Tensor& g, Needs) const {
+    return layer_norm_backward(g, input.unpack(), mean.unpack(), rstd.unpack(), weight.unpack(), normalized_shape);
+  }
+};
+struct MseLossBackward0 {  // d (x - t)^2 = 2 (x - t), divided by n for the mean
+  static constexpr const char* name = "MseLossBackward0";
+  SavedTensor self, target;
+  Reduction reduction = Reduction::Mean;
+  auto saved() { return std::tie(self, target); }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor diff = self.unpack() - target.unpack();
+    const double factor = reduction == Reduction::Mean ? 2.0 / static_cast<double>(diff.numel()) : 2.0;
+    const Tensor grad_input = g * diff * factor;
+    return {grad_input, -grad_input};
+  }
+};
+struct NllLossBackward0 {  // -g at each target's log-probability; inputs: self, target
+  static constexpr const char* name = "NllLossBackward0";
+  SavedTensor target;
+  Dims self_sizes;
+  Reduction reduction = Reduction::Mean;
+  int64_t ignore_index = -100;
+  int64_t total_weight = 0;  // targets not ignored: the mean's divisor
+  auto saved() { return std::tie(target); }
+  Grads apply(const Tensor& g, Needs) const {
+    return {nll_loss_backward(g, target.unpack(), self_sizes, reduction, ignore_index, total_weight)};
+  }
+};
+
+// ---- joining, copies, moves ----
+struct CatBackward0 {  // each input gets its slice of g
+  static constexpr const char* name = "CatBackward0";
+  int64_t dim = 0;
+  std::vector<Dims> tensors_sizes;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const;
+};
+struct StackBackward0 {
+  static constexpr const char* name = "StackBackward0";
+  int64_t dim = 0;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    Grads grads;
+    for (int64_t i = 0; i < g.size(dim); ++i) grads.push_back(g.select(dim, i));
+    return grads;
+  }
+};
+struct ToCopyBackward0 {  // to(dtype) / to(device): the engine casts and moves g back
+  static constexpr const char* name = "ToCopyBackward0";
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {g}; }
+};
+struct CloneBackward0 {
+  static constexpr const char* name = "CloneBackward0";
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {g}; }
+};
+
+// ---- views: map the view's gradient back onto the input's layout ----
+struct ViewBackward0 {
+  static constexpr const char* name = "ViewBackward0";
+  Dims self_sizes;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {g.reshape(self_sizes)}; }
+};
+struct ReshapeAliasBackward0 : ViewBackward0 {
+  static constexpr const char* name = "ReshapeAliasBackward0";
+};
+struct UnsafeViewBackward0 : ViewBackward0 {
+  static constexpr const char* name = "UnsafeViewBackward0";
+};
+struct SqueezeBackward0 : ViewBackward0 {
+  static constexpr const char* name = "SqueezeBackward0";
+};
+struct SqueezeBackward1 : ViewBackward0 {
+  static constexpr const char* name = "SqueezeBackward1";
+};
+struct UnsqueezeBackward0 : ViewBackward0 {
+  static constexpr const char* name = "UnsqueezeBackward0";
+};
+struct ExpandBackward0 {  // sum over the broadcast dims
+  static constexpr const char* name = "ExpandBackward0";
+  Dims self_sizes;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const;
+};
+struct TransposeBackward0 {
+  static constexpr const char* name = "TransposeBackward0";
+  int64_t dim0 = 0, dim1 = 0;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {g.dim() == 0 ? g : g.transpose(dim0, dim1)}; }
+};
+struct TBackward0 {
+  static constexpr const char* name = "TBackward0";
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {g.dim() < 2 ? g : g.t()}; }
+};
+struct PermuteBackward0 {  // the inverse permutation
+  static constexpr const char* name = "PermuteBackward0";
+  Dims dims;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    Dims inverse = dims;
+    for (int64_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = i;
+    return {g.permute(inverse)};
+  }
+};
+struct SelectBackward0 {  // g placed at `index` of a zero tensor
+  static constexpr const char* name = "SelectBackward0";
+  Dims self_sizes;
+  int64_t dim = 0, index = 0;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    Tensor grad_input = zeros(self_sizes, g.dtype());
+    grad_input.select(dim, index).copy_(g);
+    return {grad_input};
+  }
+};
+struct SliceBackward0 {  // g placed in the slice of a zero tensor
+  static constexpr const char* name = "SliceBackward0";
+  Dims self_sizes;
+  int64_t dim = 0, start = 0, end = 0, step = 1;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const {
+    Tensor grad_input = zeros(self_sizes, g.dtype());
+    grad_input.slice(dim, start, end, step).copy_(g);
+    return {grad_input};
+  }
+};
+struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-place on views]
+  static constexpr const char* name = "AsStridedBackward0";
+  Geometry view, base;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {as_strided_backward(g, view, base)}; }
+};
+
+// ---- in-place ops: the overwritten values no longer depend on what self held ----
+struct FillBackward0 {
+  static constexpr const char* name = "FillBackward0";
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {zeros_like(g)}; }
+};
+struct ZeroBackward0 : FillBackward0 {
+  static constexpr const char* name = "ZeroBackward0";
+};
+struct UniformBackward0 : FillBackward0 {
+  static constexpr const char* name = "UniformBackward0";
+};
+struct NormalBackward0 : FillBackward0 {
+  static constexpr const char* name = "NormalBackward0";
+};
+struct BernoulliBackward0 : FillBackward0 {  // bernoulli(p): samples do not depend on p smoothly
+  static constexpr const char* name = "BernoulliBackward0";
+};
+struct BernoulliBackward2 : FillBackward0 {  // bernoulli_(p) in place
+  static constexpr const char* name = "BernoulliBackward2";
+};
+struct RandomBackward0 : FillBackward0 {
+  static constexpr const char* name = "RandomBackward0";
+};
+struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old values get none
+  static constexpr const char* name = "CopyBackwards";
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
+};
+// An in-place op on a view becomes the base's CopySlices: `fn` (the op's own node) applies to the
+// view's region of the base's gradient; the rest passes through. See Note [In-place on views].
+struct CopySlices {
+  static constexpr const char* name = "CopySlices";
+  Geometry view, base;
+  std::shared_ptr<Node> fn;
+  auto saved() { return std::tie(); }
+  Grads apply(const Tensor& g, Needs) const;
+};
+
+// The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
+using BackwardFunction =
+    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0,
+                 ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0,
+                 TanhBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1,
+                 MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
+                 MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
+                 NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
+                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
+                 ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
+                 AsStridedBackward0, FillBackward0, ZeroBackward0, UniformBackward0, NormalBackward0,
+                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
+
+// Every node kind's PyTorch name, in BackwardFunction's order.
+std::vector<std::string> all_node_names();
+
+// Sums `grad` over the dims that were broadcast to reach it from `sizes`.
+Tensor sum_to(const Tensor& grad, const Dims& sizes);
+
+}  // namespace ember::autograd

@@ -1,0 +1,113 @@
+// The dispatcher: the one path every op call takes, PyTorch's dispatch order in miniature.
+//
+//   Tensor addmm(...) { return call<Addmm>(self, mat1, mat2, beta, alpha); }
+//
+// runs, in this order:
+//   1. profiler  - record an event named Op::name ("aten::addmm")            [empty hook for now]
+//   2. autocast  - cast the tensor arguments per Op::cast_policy; calls made inside the op see
+//                  autocast off, as PyTorch excludes its Autocast key          [empty hook for now]
+//   3. compute   - Op::compute: argument checks with PyTorch's texts, the output, the kernel
+//                  chosen per device (kernels/backend.h); see Note [Compute under no_grad]
+//   4. autograd  - when grad mode is on and a tensor argument requires grad, record the node
+//                  Op::save returns (derivatives.h), with one edge per tensor argument.
+// In-place and view ops take their own branch of step 4 (PyTorch's ADInplaceOrView, inplace.h):
+// an in-place op is checked before it writes, saves what it needs before it writes (mul_ keeps
+// self's old value), then bumps the version counter and rewrites the history; a view records its
+// base. Ops without a derivative (comparisons, argmax) have no `save`.
+//
+// An op is a small struct:
+//   struct Addmm : FunctionalOp {            // kind: FunctionalOp, ViewOp or InPlaceOp
+//     static constexpr const char* name = "aten::addmm";
+//     static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
+//     static Tensor compute(const Tensor& self, const Tensor& mat1, ...);
+//     static AddmmBackward0 save(const Tensor& result, const Tensor& self, const Tensor& mat1, ...);
+//   };
+// (An in-place op's save takes no result: it runs before the op writes.)
+// Composite ops (linear, matmul, cross_entropy, dropout) are CompositeOps: their compute calls
+// public ops, which record their own nodes, as PyTorch's CompositeImplicitAutograd ops do; the
+// dispatcher runs only the profiler and autocast layers for them.
+//
+// Note [Compute under no_grad]
+// Op::compute runs with grad mode off, so whatever it calls records nothing: one op records
+// exactly one node, its own. Primitives that build on each other call each other's compute.
+#pragma once
+#include <type_traits>
+#include <utility>
+
+#include "autograd/inplace.h"
+#include "autograd/record.h"
+#include "grad_mode.h"
+#include "ops.h"
+
+namespace ember {
+
+enum class OpKind { Functional, View, InPlace, Composite };
+
+// How autocast treats an op's floating-point tensor arguments (PyTorch's CastPolicy).
+enum class CastPolicy {
+  None,            // run in the arguments' own dtypes (normal type promotion)
+  LowerPrecision,  // cast to the autocast dtype (bf16/fp16): matmul-like ops
+  Fp32,            // cast to float32: numerically sensitive ops
+  Promote,         // cast all to the widest floating dtype among them (cat, stack)
+};
+
+// What an op struct inherits to say which kind it is; cast_policy defaults to None.
+struct FunctionalOp {
+  static constexpr OpKind kind = OpKind::Functional;
+  static constexpr CastPolicy cast_policy = CastPolicy::None;
+};
+struct ViewOp : FunctionalOp {
+  static constexpr OpKind kind = OpKind::View;
+};
+struct InPlaceOp : FunctionalOp {
+  static constexpr OpKind kind = OpKind::InPlace;
+};
+struct CompositeOp : FunctionalOp {
+  static constexpr OpKind kind = OpKind::Composite;
+};
+
+// The tensor an op's node is attached to: the result itself, max(dim)'s values, or the `output`
+// of an op whose compute also returns what its backward reuses (layer_norm's mean and rstd).
+template <typename Result>
+const Tensor& differentiable_output(const Result& result) {
+  if constexpr (std::is_same_v<Result, Tensor>) return result;
+  else if constexpr (std::is_same_v<Result, ValuesIndices>) return result.values;
+  else return result.output;
+}
+
+template <typename Op>
+concept Differentiable = requires {
+  &Op::save;
+};
+
+template <typename Op, typename... Args>
+auto call(const Args&... args) {
+  // 1. profiler (issue: built-in op profiler) and 2. autocast (issue: bf16/fp16 autocast) go here.
+  if constexpr (Op::kind == OpKind::Composite) {
+    return Op::compute(args...);  // the public ops inside record their own nodes
+  } else if constexpr (Op::kind == OpKind::InPlace) {
+    const Tensor& self = std::get<0>(std::tie(args...));
+    autograd::check_inplace(self);
+    std::shared_ptr<autograd::Node> node;
+    if (autograd::any_requires_grad(args...)) node = autograd::make_node(Op::save(args...), args...);
+    {
+      NoGradGuard no_grad;
+      Op::compute(args...);
+    }
+    autograd::finish_inplace(self, node);
+  } else {
+    const bool recording = autograd::any_requires_grad(args...);
+    auto result = [&] {
+      NoGradGuard no_grad;
+      return Op::compute(args...);
+    }();
+    const Tensor& output = differentiable_output(result);
+    if constexpr (Differentiable<Op>) {
+      if (recording) autograd::set_history(output, autograd::make_node(Op::save(result, args...), args...));
+    }
+    if constexpr (Op::kind == OpKind::View) autograd::record_view(output, std::get<0>(std::tie(args...)));
+    return result;
+  }
+}
+
+}  // namespace ember

@@ -1,0 +1,47 @@
+// The two kernel tables. The CPU table points at kernels/; the CUDA table will point at cuda/ and
+// has no entries yet, so every op on a CUDA tensor says which kernel it is missing.
+#include "backend.h"
+
+#include "copy.h"
+#include "layer_norm.h"
+#include "loss.h"
+#include "matmul.h"
+#include "softmax.h"
+
+namespace ember::kernels {
+
+void missing_kernel(const char* name, const char* device_name) {
+  throw Error(str_cat("ember: '", name, "' has no ", device_name, " kernel yet"));
+}
+
+namespace {
+
+KernelTable cpu_table() {
+  KernelTable table("CPU");
+  table.binary = cpu::binary;
+  table.compare = cpu::compare;
+  table.unary = cpu::unary;
+  table.where = cpu::where;
+  table.copy = cpu::copy;
+  table.fill = cpu::fill;
+  table.reduce_rows = cpu::reduce_rows;
+  table.scatter_rows = cpu::scatter_rows;
+  table.softmax_rows = cpu::softmax_rows;
+  table.layer_norm_rows = cpu::layer_norm_rows;
+  table.nll_loss_forward = cpu::nll_loss_forward;
+  table.nll_loss_backward = cpu::nll_loss_backward;
+  table.gemm = cpu::gemm;
+  return table;
+}
+
+KernelTable cuda_table() { return KernelTable("CUDA"); }  // filled from cuda/ by the CUDA backend
+
+}  // namespace
+
+const KernelTable& on(Device device) {
+  static const KernelTable cpu = cpu_table();
+  static const KernelTable cuda = cuda_table();
+  return device.is_cpu() ? cpu : cuda;
+}
+
+}  // namespace ember::kernels

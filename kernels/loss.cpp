@@ -1,0 +1,48 @@
+// The loss loops of loss.h, one generic body per dtype.
+#include "loss.h"
+
+#include "visit_dtype.h"
+
+namespace ember::kernels::cpu {
+
+int64_t nll_loss_forward(const Tensor& losses, const Tensor& log_probs, const Tensor& target, int64_t ignore_index) {
+  const int64_t batch = losses.numel(), classes = log_probs.size(-1);
+  const int64_t* targets = target.data_ptr<int64_t>();
+  int64_t counted = 0;
+  visit_compute_dtype(log_probs.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* in = log_probs.data_ptr<T>();
+    T* out = losses.data_ptr<T>();
+    for (int64_t i = 0; i < batch; ++i) {
+      const int64_t t = targets[i];
+      if (t == ignore_index) {
+        out[i] = T(0);
+        continue;
+      }
+      EMBER_CHECK(t >= 0 && t < classes, "Target ", t, " is out of bounds.");
+      out[i] = -in[i * classes + t];
+      ++counted;
+    }
+  });
+  return counted;
+}
+
+void nll_loss_backward(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, int64_t ignore_index,
+                       double scale, bool per_sample) {
+  const int64_t classes = grad_input.dim() == 0 ? 1 : grad_input.size(-1);
+  const int64_t batch = classes == 0 ? 0 : grad_input.numel() / classes;
+  const int64_t* targets = target.data_ptr<int64_t>();
+  visit_compute_dtype(grad_input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* upstream = grad_output.data_ptr<T>();
+    T* out = grad_input.data_ptr<T>();
+    for (int64_t i = 0; i < batch; ++i) {
+      const int64_t t = targets[i];
+      if (t == ignore_index) continue;
+      const double g = static_cast<double>(upstream[per_sample ? i : 0]);
+      out[i * classes + t] = static_cast<T>(-g * scale);
+    }
+  });
+}
+
+}  // namespace ember::kernels::cpu

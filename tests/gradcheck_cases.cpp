@@ -1,0 +1,164 @@
+// The gradcheck programs (see gradcheck_cases.h). Each is a small composition of ops; sampling
+// programs reseed the generator on every call so that finite differences see the same draws.
+#include "gradcheck_cases.h"
+
+#include <cmath>
+
+using namespace ember;
+using V = std::vector<Tensor>;
+
+namespace {
+
+Tensor ramp(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1) {
+  std::vector<double> values(product(sizes));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = scale * std::cos(0.3 + 1.3 * static_cast<double>(i));
+  Tensor t = from_vector(values, sizes, dtype);
+  t.requires_grad_();
+  return t;
+}
+
+}  // namespace
+
+const std::vector<GradcheckCase>& gradcheck_cases() {
+  static const std::vector<GradcheckCase> cases{
+      {"arithmetic and exp", [](const V& v) { return (v[0] * v[1] + v[0] / (v[1] * v[1] + 1)).exp(); },
+       [] {
+         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.5)};
+       }},
+      {"tanh, sigmoid, pow, relu", [](const V& v) { return v[0].tanh().sigmoid().pow(3) - v[0].relu(); },
+       [] {
+         return V{ramp({4, 2})};
+       }},
+      {"log and sqrt", [](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, [] { return V{ramp({5})}; }},
+      {"addmm with alpha and beta", [](const V& v) { return addmm(v[2], v[0], v[1], 0.5, 2.0); },
+       [] {
+         return V{ramp({3, 4}), ramp({4, 2}), ramp({2})};
+       }},
+      {"matmul folding 3-D @ 2-D", [](const V& v) { return matmul(v[0], v[1]); },
+       [] {
+         return V{ramp({2, 3, 4}), ramp({4, 5})};
+       }},
+      {"matmul broadcasting batches", [](const V& v) { return matmul(v[0], v[1]); },
+       [] {
+         return V{ramp({2, 1, 3, 4}), ramp({5, 4, 2})};
+       }},
+      {"matmul 1-D @ 3-D", [](const V& v) { return matmul(v[0], v[1]); },
+       [] {
+         return V{ramp({4}), ramp({3, 4, 2})};
+       }},
+      {"softmax and log_softmax", [](const V& v) { return softmax(v[0], 1) * log_softmax(v[0], 0); },
+       [] {
+         return V{ramp({3, 4})};
+       }},
+      {"layer_norm with weight and bias", [](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
+       [] {
+         return V{ramp({3, 4}, kFloat64, 1.0), ramp({4}), ramp({4})};
+       }},
+      {"mse_loss broadcasting", [](const V& v) { return mse_loss(v[0], v[1]); },
+       [] {
+         return V{ramp({3, 4}), ramp({4})};
+       }},
+      {"cross_entropy",
+       [](const V& v) {
+         return cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3}));
+       },
+       [] {
+         return V{ramp({3, 4})};
+       }},
+      {"max over a dim of a cat",
+       [](const V& v) {
+         return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1);
+       },
+       [] {
+         return V{ramp({2, 3}), ramp({3, 2}, kFloat64, 0.05)};
+       }},
+      {"stack of permuted views, expanded",
+       [](const V& v) {
+         return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2});
+       },
+       [] {
+         return V{ramp({2, 3})};
+       }},
+      {"where and mean over a dim", [](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); },
+       [] {
+         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.05)};
+       }},
+      {"sub with alpha, neg, rsub", [](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + (2.0 - v[1]); },
+       [] {
+         return V{ramp({2, 3}), ramp({2, 3}, kFloat64, 0.05)};
+       }},
+      {"mm and linear",
+       [](const V& v) { return v[0].mm(v[1]) + linear(v[0], v[1].t()) + linear(v[0], v[1].t(), v[2]); },
+       [] {
+         return V{ramp({2, 3}), ramp({3, 4}), ramp({4})};
+       }},
+      {"dot and mv", [](const V& v) { return matmul(v[0], v[1]) * matmul(v[1], v[1].sum({1})).sum(); },
+       [] {
+         return V{ramp({3}), ramp({3, 3})};
+       }},
+      {"max, min and sums",
+       [](const V& v) { return v[0].max() * v[0].min() + v[0].sum({0}).sum() + min(v[0], 1).values.sum(); },
+       [] {
+         return V{ramp({3, 4})};
+       }},
+      {"select, narrow, slice, reshape, view",
+       [](const V& v) {
+         return v[0].select(1, 2) * v[0].narrow(1, 0, 2).sum({1}) +
+                v[0].slice(1, 1, 4, 2).reshape({-1}).view({3, 2}).sum({1});
+       },
+       [] {
+         return V{ramp({3, 4})};
+       }},
+      {"unsqueeze, squeeze, flatten, clone",
+       [](const V& v) { return v[0].unsqueeze(1).squeeze(1).squeeze().flatten().clone().contiguous(); },
+       [] {
+         return V{ramp({2, 1, 3})};
+       }},
+      {"to another dtype and back", [](const V& v) { return v[0].to(kFloat32).to(kFloat64) * 1.5; },
+       [] { return V{ramp({3})}; }, 1e-3, 1e-4, 1e-2},
+      {"an in-place op on a strided view",
+       [](const V& v) {
+         Tensor y = v[0] * 1;
+         y.slice(1, 0, 3, 2).mul_(v[1]);
+         return y;
+       },
+       [] {
+         return V{ramp({3, 4}), ramp({3, 2})};
+       }},
+      {"a view used after an in-place op on it, transposed",
+       [](const V& v) {
+         Tensor y = v[0] * 1;
+         Tensor row = y.transpose(0, 1).select(0, 1);
+         row.add_(v[1]);
+         return row * y.sum();
+       },
+       [] {
+         return V{ramp({3, 4}), ramp({3})};
+       }},
+      {"fill_, zero_ and copy_ into parts of a result",
+       [](const V& v) {
+         Tensor y = v[0] * 2;
+         y.select(0, 0).fill_(0.5);
+         y.select(0, 1).zero_();
+         y.select(0, 2).copy_(v[1]);
+         return y * v[0];
+       },
+       [] {
+         return V{ramp({3, 4}), ramp({4})};
+       }},
+      {"in-place sampling replaces the values it overwrites",
+       [](const V& v) {
+         manual_seed(7);
+         Tensor a = v[0] * 1, b = v[0] * 1, c = v[0] * 1, d = v[0] * 1;
+         uniform_(a);
+         normal_(b);
+         bernoulli_(c, 0.5);
+         random_(d, 0, 5);
+         return (a + b + c + d) * v[0] + bernoulli(v[0].sigmoid()) * v[0];
+       },
+       [] {
+         return V{ramp({2, 3})};
+       }},
+  };
+  return cases;
+}

@@ -1,0 +1,14 @@
+// The op runner shared by the fixture tests: runs a case of tests/fixtures/ops.json with ember
+// exactly as tools/fixtures/ops_cases.py's run_op calls PyTorch.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "fixture.h"
+
+namespace fixture {
+
+// The outputs of op `op` applied to `inputs` with the case's `args`.
+std::vector<ember::Tensor> run_op(const std::string& op, const std::vector<ember::Tensor>& inputs, const json& args);
+
+}  // namespace fixture

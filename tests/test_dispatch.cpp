@@ -1,0 +1,46 @@
+// The dispatcher (engine/dispatch.h): one op call records one node, whatever the op calls inside
+// (Note [Compute under no_grad]); kernels come from a per-device table that names what a device
+// lacks; an engine bug reads differently from a user error.
+#include <catch2/catch.hpp>
+
+#include "autograd/node.h"
+#include "ember.h"
+#include "kernels/backend.h"
+
+using namespace ember;
+
+TEST_CASE("an op records one node: what it computes with inside records nothing", "[dispatch][autograd]") {
+  Tensor x = ones({2, 3}, Options().requires_grad());
+  Tensor target = zeros({2, 3});
+  Tensor loss = mse_loss(x, target);  // computed with sub, mul and mean inside
+  auto node = loss.grad_fn();
+  REQUIRE(node != nullptr);
+  CHECK(node->name() == "MseLossBackward0");
+  REQUIRE(node->next_edges.size() == 2);  // one edge per tensor argument: input, target
+  CHECK(node->next_edges[0].node->name() == "torch::autograd::AccumulateGrad");
+  CHECK(node->next_edges[1].node == nullptr);  // the target needs no gradient
+}
+
+TEST_CASE("an in-place op is checked before it writes anything", "[dispatch][autograd]") {
+  Tensor leaf = ones({2}, Options().requires_grad());
+  CHECK_THROWS_WITH(leaf.mul_(3), "a leaf Variable that requires grad is being used in an in-place operation.");
+  CHECK(leaf.tolist_str() == "[1.0, 1.0]");
+  CHECK(leaf._version() == 0);
+}
+
+TEST_CASE("the kernel table names the kernel a device is missing", "[dispatch]") {
+  const kernels::KernelTable& cuda = kernels::on(cuda_device(0));
+  CHECK_FALSE(cuda.gemm.available());
+  Tensor t = ones({1});
+  CHECK_THROWS_WITH(cuda.fill(t, 2), "ember: 'fill' has no CUDA kernel yet");
+  CHECK(t.item<float>() == 1);
+  CHECK(kernels::on(kCPU).gemm.available());
+}
+
+TEST_CASE("an internal assertion is an engine bug, reported with where it failed", "[dispatch]") {
+  auto broken_invariant = [] { EMBER_INTERNAL_ASSERT(1 + 1 == 3, "arithmetic is broken"); };
+  CHECK_THROWS_AS(broken_invariant(), InternalError);
+  CHECK_THROWS_WITH(broken_invariant(),
+                    Catch::Contains("INTERNAL ASSERT FAILED at") && Catch::Contains("test_dispatch.cpp") &&
+                        Catch::Contains("please report a bug to ember. 1 + 1 == 3 arithmetic is broken"));
+}

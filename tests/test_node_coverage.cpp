@@ -1,0 +1,56 @@
+// The one list of backward node kinds (BackwardFunction in engine/autograd/derivatives.h) is
+// checked here against what the tests actually exercise: every kind must be produced by an op
+// fixture case (tests/fixtures/ops.json) or a gradcheck program (tests/gradcheck_cases.cpp), so
+// a node whose formula is never compared with PyTorch or with finite differences cannot exist.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "autograd/node.h"
+#include "fixture.h"
+#include "gradcheck_cases.h"
+#include "op_runner.h"
+
+using namespace ember;
+using fixture::json;
+
+namespace {
+
+// Adds the names of every node reachable from `t`'s grad_fn (and of the op inside each CopySlices).
+void collect_node_names(const Tensor& t, std::set<std::string>& names) {
+  std::vector<std::shared_ptr<autograd::Node>> stack{t.grad_fn()};
+  std::set<const autograd::Node*> seen;
+  while (!stack.empty()) {
+    std::shared_ptr<autograd::Node> node = stack.back();
+    stack.pop_back();
+    if (!node || !seen.insert(node.get()).second) continue;
+    names.insert(node->name());
+    if (const auto* copy_slices = std::get_if<autograd::CopySlices>(&node->fn)) stack.push_back(copy_slices->fn);
+    for (const autograd::Edge& edge : node->next_edges) stack.push_back(edge.node);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every backward node kind is produced by an op fixture or a gradcheck case", "[autograd]") {
+  std::set<std::string> produced;
+  for (const json& c : fixture::load("ops.json")["cases"]) {
+    if (!c.contains("grads")) continue;
+    std::vector<Tensor> inputs;
+    for (const json& spec : c["inputs"]) inputs.push_back(fixture::make(spec, /*requires_grad=*/true));
+    collect_node_names(fixture::run_op(c["op"], inputs, c["args"])[0], produced);
+  }
+  for (const GradcheckCase& c : gradcheck_cases()) collect_node_names(c.f(c.inputs()), produced);
+
+  const std::vector<std::string> kinds = autograd::all_node_names();
+  CHECK(kinds.size() == std::variant_size_v<autograd::BackwardFunction>);
+  for (const std::string& kind : kinds) {
+    INFO("backward node " << kind);
+    CHECK(produced.count(kind) == 1);
+  }
+}
+
+TEST_CASE("every backward node kind has a distinct PyTorch name", "[autograd]") {
+  const std::vector<std::string> kinds = autograd::all_node_names();
+  CHECK(std::set<std::string>(kinds.begin(), kinds.end()).size() == kinds.size());
+}
