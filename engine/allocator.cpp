@@ -65,7 +65,11 @@ Account& account(Device device) {
   return cuda[device.index];
 }
 
+std::atomic<AllocationObserver> observer{nullptr};
+
 }  // namespace
+
+void set_allocation_observer(AllocationObserver new_observer) { observer.store(new_observer); }
 
 void* allocate_bytes(Device device, int64_t nbytes) {
   EMBER_CHECK(nbytes >= 0, "Trying to create tensor with negative dimension");
@@ -78,6 +82,8 @@ void* allocate_bytes(Device device, int64_t nbytes) {
     data = cuda::allocate(device.index, nbytes);
   }
   account(device).add(nbytes);
+  if (AllocationObserver told = observer.load(std::memory_order_relaxed)) [[unlikely]]
+    told(device, nbytes);
   return data;
 }
 
@@ -86,6 +92,8 @@ void free_bytes(Device device, void* data, int64_t nbytes) {
   if (device.is_cpu()) aligned_cpu_free(data);
   else cuda::free(device.index, data);
   account(device).remove(nbytes);
+  if (AllocationObserver told = observer.load(std::memory_order_relaxed)) [[unlikely]]
+    told(device, -nbytes);
 }
 
 int64_t memory_allocated(Device device) { return account(device).live.load(); }

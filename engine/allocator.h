@@ -13,6 +13,11 @@ namespace ember {
 void* allocate_bytes(Device device, int64_t nbytes);
 void free_bytes(Device device, void* data, int64_t nbytes);
 
+// Someone told of every allocation (+nbytes) and free (-nbytes), on the allocating thread: the
+// profiler, which counts the bytes each op allocates. One at a time; null when nobody listens.
+using AllocationObserver = void (*)(Device device, int64_t delta);
+void set_allocation_observer(AllocationObserver observer);
+
 int64_t memory_allocated(Device device = kCPU);
 int64_t max_memory_allocated(Device device = kCPU);
 void reset_peak_memory_stats(Device device = kCPU);

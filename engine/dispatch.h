@@ -3,9 +3,10 @@
 //   Tensor addmm(...) { return call<Addmm>(self, mat1, mat2, beta, alpha); }
 //
 // runs, in this order:
-//   1. profiler  - record an event named Op::name ("aten::addmm")            [empty hook for now]
-//   2. autocast  - cast the tensor arguments per Op::cast_policy; calls made inside the op see
-//                  autocast off, as PyTorch excludes its Autocast key          [empty hook for now]
+//   1. profiler  - record an event named Op::name ("aten::addmm") while a profiler runs (profiler.h)
+//   2. autocast  - inside an AutocastGuard, cast the tensor arguments per Op::cast_policy
+//                  (autocast.h); the calls made inside the op see autocast off, as PyTorch
+//                  excludes its Autocast key
 //   3. compute   - Op::compute: argument checks with PyTorch's texts, the output, the kernel
 //                  chosen per device (kernels/backend.h); see Note [Compute under no_grad]
 //   4. autograd  - when grad mode is on and a tensor argument requires grad, record the node
@@ -34,22 +35,16 @@
 #include <type_traits>
 #include <utility>
 
+#include "autocast.h"
 #include "autograd/inplace.h"
 #include "autograd/record.h"
 #include "grad_mode.h"
 #include "ops.h"
+#include "profiler.h"
 
 namespace ember {
 
 enum class OpKind { Functional, View, InPlace, Composite };
-
-// How autocast treats an op's floating-point tensor arguments (PyTorch's CastPolicy).
-enum class CastPolicy {
-  None,            // run in the arguments' own dtypes (normal type promotion)
-  LowerPrecision,  // cast to the autocast dtype (bf16/fp16): matmul-like ops
-  Fp32,            // cast to float32: numerically sensitive ops
-  Promote,         // cast all to the widest floating dtype among them (cat, stack)
-};
 
 // What an op struct inherits to say which kind it is; cast_policy defaults to None.
 struct FunctionalOp {
@@ -80,9 +75,9 @@ concept Differentiable = requires {
   &Op::save;
 };
 
+// Steps 3 and 4: compute, then record (or the in-place and view branches).
 template <typename Op, typename... Args>
-auto call(const Args&... args) {
-  // 1. profiler (issue: built-in op profiler) and 2. autocast (issue: bf16/fp16 autocast) go here.
+auto run(const Args&... args) {
   if constexpr (Op::kind == OpKind::Composite) {
     return Op::compute(args...);  // the public ops inside record their own nodes
   } else if constexpr (Op::kind == OpKind::InPlace) {
@@ -108,6 +103,23 @@ auto call(const Args&... args) {
     if constexpr (Op::kind == OpKind::View) autograd::record_view(output, std::get<0>(std::tie(args...)));
     return result;
   }
+}
+
+template <typename Op, typename... Args>
+auto call(const Args&... args) {
+  profiler::OpEvent<Op> profiled(args...);  // 1. profiler: an event named Op::name around the whole call
+  // 2. autocast: cast the tensor arguments per the op's policy; the ops it calls see autocast off.
+  if constexpr (Op::cast_policy != CastPolicy::None) {
+    if (autocast::active) [[unlikely]] {
+      if (const auto target = autocast::target_of(Op::cast_policy, args...)) {
+        autocast::Suspend inner_calls_see_autocast_off;
+        const auto [device_type, dtype] = *target;
+        return std::apply([](const auto&... cast) { return run<Op>(cast...); },
+                          std::tuple{autocast::cast_argument(args, device_type, dtype)...});
+      }
+    }
+  }
+  return run<Op>(args...);
 }
 
 }  // namespace ember

@@ -2,9 +2,9 @@
 // filled on the CPU; a tensor asked for on CUDA is then moved there.
 #include <cmath>
 
+#include "dispatch.h"
 #include "internal.h"
 #include "kernels/backend.h"
-#include "ops.h"
 
 namespace ember {
 
@@ -23,8 +23,21 @@ Tensor full(const Dims& sizes, Scalar value, Options options) {
 
 Tensor zeros(const Dims& sizes, Options options) { return full(sizes, 0, options); }
 Tensor ones(const Dims& sizes, Options options) { return full(sizes, 1, options); }
+namespace {
+// An op (a composite one) rather than a plain factory: backward() seeds its gradient with it, and
+// a profile shows it there as PyTorch's does, aten::ones_like around aten::fill_.
+struct OnesLike : CompositeOp {
+  static constexpr const char* name = "aten::ones_like";
+  static Tensor compute(const Tensor& t) {
+    Tensor out = empty(t.sizes(), t.dtype());  // filled on the CPU: CUDA has no fill kernel yet
+    out.fill_(1);
+    return t.device().is_cpu() ? out : out.to(t.device());
+  }
+};
+}  // namespace
+
 Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), Options(t.dtype()).device(t.device())); }
-Tensor ones_like(const Tensor& t) { return ones(t.sizes(), Options(t.dtype()).device(t.device())); }
+Tensor ones_like(const Tensor& t) { return call<OnesLike>(t); }
 Tensor empty_like(const Tensor& t) { return empty(t.sizes(), Options(t.dtype()).device(t.device())); }
 
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }

@@ -58,7 +58,9 @@ struct Mm : FunctionalOp {
     run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
     return out;
   }
-  static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {a, b, is_column_major(a), is_column_major(b)};
+  }
 };
 
 struct Addmm : FunctionalOp {
@@ -85,7 +87,7 @@ struct Addmm : FunctionalOp {
   }
   static AddmmBackward0 save(const Tensor&, const Tensor&, const Tensor& mat1, const Tensor& mat2, Scalar beta,
                              Scalar alpha) {
-    return {mat1, mat2, alpha, beta};
+    return {mat1, mat2, alpha, beta, is_column_major(mat1), is_column_major(mat2)};
   }
 };
 

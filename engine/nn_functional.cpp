@@ -33,7 +33,7 @@ Tensor reduce_loss(const Tensor& elementwise, Reduction reduction) {
 
 struct Softmax : FunctionalOp {
   static constexpr const char* name = "aten::softmax";
-  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // PyTorch's CPU list differs: see autocast
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a, int64_t dim) { return softmax_over(a, dim, false); }
   static SoftmaxBackward0 save(const Tensor& result, const Tensor& a, int64_t dim) {
     return {wrap_dim(dim, a.dim()), SavedTensor::output(result)};
@@ -41,7 +41,7 @@ struct Softmax : FunctionalOp {
 };
 struct LogSoftmax : FunctionalOp {
   static constexpr const char* name = "aten::log_softmax";
-  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a, int64_t dim) { return softmax_over(a, dim, true); }
   static LogSoftmaxBackward0 save(const Tensor& result, const Tensor& a, int64_t dim) {
     return {wrap_dim(dim, a.dim()), SavedTensor::output(result)};
@@ -55,7 +55,7 @@ struct LayerNormResult {
 
 struct LayerNorm : FunctionalOp {
   static constexpr const char* name = "aten::layer_norm";
-  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static LayerNormResult compute(const Tensor& input, const Dims& normalized_shape, const Tensor& weight,
                                  const Tensor& bias, double eps) {
     const int64_t norm_dims = normalized_shape.size();

@@ -66,6 +66,7 @@ Tensor le(const Tensor& a, Scalar b);
 Tensor gt(const Tensor& a, Scalar b);
 Tensor ge(const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, Scalar threshold);  // relu's gradient
 
 // ---- reductions (reduce.cpp) ----
 Tensor sum(const Tensor& a);

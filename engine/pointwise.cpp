@@ -113,8 +113,8 @@ void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
 template <typename Backward>
 Backward save_inplace_product(const Tensor& self, const Tensor& other) {
   Tensor self_before;
-  if (other.requires_grad()) self_before = self.detach().clone();
-  return {self_before, other.is_same(self) ? other.detach() : other};
+  if (other.requires_grad()) self_before = internal::alias(self).clone();
+  return {self_before, other.is_same(self) ? internal::alias(other) : other};
 }
 
 // Unary math: computed in float32/float64 (integers and 16-bit floats are converted first).
@@ -210,11 +210,13 @@ struct Neg : FunctionalOp {
 // exp, sqrt, relu, sigmoid and tanh differentiate through their output; log and pow through the input.
 struct Exp : FunctionalOp {
   static constexpr const char* name = "aten::exp";
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Exp, a); }
   static ExpBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Log : FunctionalOp {
   static constexpr const char* name = "aten::log";
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Log, a); }
   static LogBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
 };
@@ -240,6 +242,7 @@ struct Tanh : FunctionalOp {
 };
 struct Pow : FunctionalOp {
   static constexpr const char* name = "aten::pow";
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a, Scalar exponent) {
     // An integer tensor to a non-negative integer power stays integral, as in torch.pow.
     const bool integral = exponent.is_integral() && exponent.to_int() >= 0;
@@ -283,6 +286,16 @@ struct Where : FunctionalOp {
   }
   static WhereBackward0 save(const Tensor&, const Tensor& condition, const Tensor&, const Tensor&) {
     return {condition};
+  }
+};
+
+// relu's gradient (ReluBackward0's formula): 0 where self <= threshold, grad_output elsewhere,
+// as ATen writes it (so a NaN input passes its gradient through, as PyTorch's does).
+struct ThresholdBackward : FunctionalOp {
+  static constexpr const char* name = "aten::threshold_backward";
+  static Tensor compute(const Tensor& grad_output, const Tensor& self, Scalar threshold) {
+    const Tensor at_or_below = Compare<CompareOp::Le>::compute(self, threshold);
+    return Where::compute(at_or_below, internal::scalar(0, grad_output.dtype(), grad_output.device()), grad_output);
   }
 };
 
@@ -400,6 +413,9 @@ Tensor gt(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Gt>>(a, b)
 Tensor ge(const Tensor& a, Scalar b) { return call<Compare<CompareOp::Ge>>(a, b); }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) { return call<Where>(condition, a, b); }
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, Scalar threshold) {
+  return call<ThresholdBackward>(grad_output, self, threshold);
+}
 
 // ---- in-place methods ----
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {

@@ -102,11 +102,13 @@ ValuesIndices extreme_dim(const Tensor& a, int64_t dim, bool keepdim, ReduceOp o
 // ---- the op structs (dispatch.h) ----
 struct Sum : FunctionalOp {  // all elements
   static constexpr const char* name = "aten::sum";
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a) { return sum_over(a, {}, false); }
   static SumBackward0 save(const Tensor&, const Tensor& a) { return {a.sizes()}; }
 };
 struct SumDims : FunctionalOp {
   static constexpr const char* name = "aten::sum";
+  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim) { return sum_over(a, dims, keepdim); }
   static SumBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
     return {a.sizes(), dims, keepdim};

@@ -1,8 +1,7 @@
-// gemm: oneDNN for float32/bfloat16, Eigen for float64/int64, and a plain loop for tiny products.
-// oneDNN reads strided operands directly (a transposed weight is just other strides), so
-// `linear`'s weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small
-// product, so built primitives are kept in a cache keyed by shapes, strides, dtypes, attributes and
-// thread count.
+// gemm: oneDNN for float32/bfloat16, Eigen for float64/int64 (and float16, widened to float32), and a plain loop for
+// tiny products. oneDNN reads strided operands directly (a transposed weight is just other strides), so `linear`'s
+// weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small product, so built primitives are
+// kept in a cache keyed by shapes, strides, dtypes, attributes and thread count.
 //
 // Tiny products (at most kSmallProduct multiply-adds) skip the libraries: their per-call overhead
 // is larger than the arithmetic. The loop sums each dot product in order over k and then forms
@@ -21,6 +20,9 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <unordered_map>
 #include <vector>
+
+#include "copy.h"
+#include "storage.h"
 
 namespace ember::kernels::cpu {
 
@@ -102,6 +104,39 @@ void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alph
   }
 }
 
+// A contiguous float32 buffer (a kernel-side temporary, counted like every allocation).
+Tensor float32_buffer(const Dims& sizes) {
+  auto storage = std::make_shared<Storage>(product(sizes) * 4, kCPU, /*tracks_version=*/false);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, kFloat32));
+}
+Tensor widened(const Tensor& t) {
+  Tensor out = float32_buffer(t.sizes());
+  copy(out, t);
+  return out;
+}
+
+// oneDNN has bf16 kernels only from AVX-512 on, and float16 ones only with avx512_fp16. Elsewhere
+// a 16-bit product is computed as such a product is defined: operands widened to float32, float32
+// accumulation, each result rounded once to the 16-bit dtype.
+void gemm_widened(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
+  Tensor out32 = beta != 0 ? widened(out) : float32_buffer(out.sizes());
+  gemm(out32, widened(a), widened(b), alpha, beta, bias.defined() ? widened(bias) : Tensor());
+  copy(out, out32);
+}
+
+bool onednn_has_bf16() {
+  static const bool has = [] {
+    try {
+      dnnl::memory::desc desc({1, 1, 1}, dnnl::memory::data_type::bf16, {1, 1, 1});
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(desc, desc, desc), cpu_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
 constexpr int64_t kSmallProduct = 4096;
 
 template <typename T>
@@ -135,8 +170,12 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
   if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);
   switch (out.dtype()) {
-    case DType::Float32:
-    case DType::BFloat16: gemm_onednn(out, a, b, alpha, beta, bias); return;
+    case DType::Float32: gemm_onednn(out, a, b, alpha, beta, bias); return;
+    case DType::BFloat16:
+      if (onednn_has_bf16()) gemm_onednn(out, a, b, alpha, beta, bias);
+      else gemm_widened(out, a, b, alpha, beta, bias);
+      return;
+    case DType::Float16: gemm_widened(out, a, b, alpha, beta, bias); return;
     case DType::Float64: gemm_eigen<double>(out, a, b, alpha, beta, bias); return;
     case DType::Int64: gemm_eigen<int64_t>(out, a, b, alpha, beta, bias); return;
     default: throw Error(str_cat("\"addmm_impl_cpu_\" not implemented for '", scalar_type_name(out.dtype()), "'"));

@@ -21,6 +21,9 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/random.json    seeded random numbers as exact bit patterns, and the random ops'
   tests/fixtures/nn_random.json error texts; nn.Linear initialisation, the chapter's sequence and
                                 an end-to-end MLP (layouts documented in tools/fixtures/random.py)
+  tests/fixtures/autocast.json  the chapter's network under CPU bf16 autocast (tools/fixtures/autocast.py)
+  tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line, and its
+                                tables for a fixed event list (tools/fixtures/profiler.py)
 
 After writing, the script re-reads ops.json/printing.json, rebuilds every input from the JSON
 alone and re-runs it (tools/fixtures/check.py), requiring bit-identical results.
@@ -51,7 +54,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 
-from fixtures import check, errors, mlp, ops_cases, printing, random  # noqa: E402
+from fixtures import autocast, check, errors, mlp, ops_cases, printing, profiler, random  # noqa: E402
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -70,6 +73,8 @@ def main():
         ("errors.json", errors.build()),
         ("random.json", random.build()),
         ("nn_random.json", random.build_nn()),
+        ("profiler.json", profiler.build()),
+        ("autocast.json", autocast.build()),
     ]
     print("torch", torch.__version__)
     for fname, obj in outputs:

@@ -67,6 +67,16 @@ Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Dims& self
   return internal::converted(grad_input, g.dtype());
 }
 
+bool is_column_major(const Tensor& matrix) {
+  return matrix.dim() == 2 && matrix.stride(0) == 1 && matrix.stride(1) == matrix.size(0);
+}
+Tensor mm_mat1_backward(const Tensor& g, const Tensor& mat2, bool mat1_column_major) {
+  return mat1_column_major ? mat2.mm(g.t()).t() : g.mm(mat2.t());
+}
+Tensor mm_mat2_backward(const Tensor& g, const Tensor& mat1, bool mat2_column_major) {
+  return mat2_column_major ? g.t().mm(mat1).t() : mat1.t().mm(g);
+}
+
 // A zero buffer covering both layouts, so a view's region and its base can be addressed in the
 // same storage coordinates whatever the base's own strides are.
 namespace {
@@ -127,10 +137,10 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
   Tensor& grad = leaf.mutable_grad();
   if (!grad.defined()) {
     // Keep the incoming gradient only when nothing else refers to it (PyTorch steals it in that
-    // case); a formula may hand one tensor to several inputs, e.g. add's {g, g}.
+    // case, as new_grad.detach()); a formula may hand one tensor to several inputs, e.g. add's {g, g}.
     const bool sole_owner =
         new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage.use_count() == 1 && new_grad.is_contiguous();
-    grad = sole_owner ? new_grad : new_grad.clone();
+    grad = sole_owner ? new_grad.detach() : new_grad.clone();
   } else {
     grad.add_(new_grad);
   }
@@ -155,7 +165,7 @@ Tensor sum_to(const Tensor& grad, const Dims& sizes) {
   for (int64_t d = 0; d < grad.dim(); ++d)
     if (d < lead || (sizes[d - lead] == 1 && grad.size(d) != 1)) reduce.push_back(d);
   Tensor reduced = reduce.empty() ? grad : grad.sum(reduce, true);
-  return reduced.reshape(sizes);
+  return lead > 0 ? reduced.view(sizes) : reduced;  // ATen's sum_to: the keepdim sum is contiguous
 }
 
 }  // namespace ember::autograd

@@ -47,6 +47,12 @@ Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& me
 Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Dims& self_sizes, Reduction reduction,
                          int64_t ignore_index, int64_t total_weight);
 Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base);
+// The gradients of mat1 @ mat2: g @ mat2^T and mat1^T @ g, each computed transposed when its
+// input was column-major (linear's weight.t()) so that it comes out laid out like the input, as
+// ATen's mm_mat1_backward and mm_mat2_backward do (a weight's gradient is then contiguous).
+bool is_column_major(const Tensor& matrix);
+Tensor mm_mat1_backward(const Tensor& g, const Tensor& mat2, bool mat1_column_major);
+Tensor mm_mat2_backward(const Tensor& g, const Tensor& mat1, bool mat2_column_major);
 
 // ---- leaves ----
 struct AccumulateGrad {  // adds the incoming gradient into the leaf's .grad
@@ -131,10 +137,7 @@ struct ReluBackward0 {  // 1 where the output is positive
   static constexpr const char* name = "ReluBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const {
-    const Tensor y = result.unpack();
-    return {where(y > scalar_tensor(0, y.dtype()), g, scalar_tensor(0, g.dtype()))};
-  }
+  Grads apply(const Tensor& g, Needs) const { return {threshold_backward(g, result.unpack(), 0)}; }
 };
 struct SigmoidBackward0 {  // y (1 - y)
   static constexpr const char* name = "SigmoidBackward0";
@@ -229,19 +232,23 @@ struct MinBackward0 : MaxBackward0 {
 struct MmBackward0 {
   static constexpr const char* name = "MmBackward0";
   SavedTensor self, mat2;
+  bool self_column_major = false, mat2_column_major = false;  // see mm_mat1_backward
   auto saved() { return std::tie(self, mat2); }
   Grads apply(const Tensor& g, Needs needs) const {
-    return {needs[0] ? g.mm(mat2.unpack().t()) : Tensor(), needs[1] ? self.unpack().t().mm(g) : Tensor()};
+    return {needs[0] ? mm_mat1_backward(g, mat2.unpack(), self_column_major) : Tensor(),
+            needs[1] ? mm_mat2_backward(g, self.unpack(), mat2_column_major) : Tensor()};
   }
 };
 struct AddmmBackward0 {  // beta * self + alpha * mat1 @ mat2
   static constexpr const char* name = "AddmmBackward0";
   SavedTensor mat1, mat2;
   Scalar alpha = 1, beta = 1;
+  bool mat1_column_major = false, mat2_column_major = false;  // see mm_mat1_backward
   auto saved() { return std::tie(mat1, mat2); }
   Grads apply(const Tensor& g, Needs needs) const {
-    return {needs[0] ? scaled(g, beta) : Tensor(), needs[1] ? scaled(g.mm(mat2.unpack().t()), alpha) : Tensor(),
-            needs[2] ? scaled(mat1.unpack().t().mm(g), alpha) : Tensor()};
+    return {needs[0] ? scaled(g, beta) : Tensor(),
+            needs[1] ? scaled(mm_mat1_backward(g, mat2.unpack(), mat1_column_major), alpha) : Tensor(),
+            needs[2] ? scaled(mm_mat2_backward(g, mat1.unpack(), mat2_column_major), alpha) : Tensor()};
   }
 };
 struct BmmBackward0 {

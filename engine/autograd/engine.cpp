@@ -5,6 +5,9 @@
 //    first, as in PyTorch. Each node's formula (derivatives.h) turns its output gradient into
 //    input gradients, which are summed into the buffers of the next nodes. AccumulateGrad nodes
 //    add into `.grad`.
+// While a profiler runs, each node shows as PyTorch shows it: an event
+// "autograd::engine::evaluate_function: AddmmBackward0" around the node's own event
+// "AddmmBackward0" (the ops of its formula inside) and the engine's fix-up of its gradients.
 #include "engine.h"
 
 #include <queue>
@@ -12,6 +15,7 @@
 #include <unordered_set>
 
 #include "grad_mode.h"
+#include "profiler.h"
 #include "record.h"
 
 namespace ember::autograd {
@@ -32,6 +36,20 @@ std::unordered_map<Node*, int> count_dependencies(Node* root) {
     }
   }
   return dependencies;
+}
+
+// The node's name and the engine's event around it, string constants (one per node kind) so
+// that recording copies nothing.
+const char* name_of(const Node& node) {
+  return std::visit([](const auto& fn) { return fn.name; }, node.fn);
+}
+const char* evaluate_function_name(const Node& node) {
+  return std::visit(
+      [](const auto& fn) {
+        static const std::string name = std::string("autograd::engine::evaluate_function: ") + fn.name;
+        return name.c_str();
+      },
+      node.fn);
 }
 
 struct LaterFirst {
@@ -56,7 +74,11 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
     ready.pop();
     Tensor grad_output = std::move(buffers[node.get()]);
     buffers.erase(node.get());
-    Grads grad_inputs = node->apply(grad_output);
+    profiler::Scope evaluate_function(evaluate_function_name(*node));
+    Grads grad_inputs = [&] {
+      profiler::Scope node_event(name_of(*node));
+      return node->apply(grad_output);
+    }();
     grad_output = Tensor();
     if (!retain_graph) node->release();
     for (size_t i = 0; i < node->next_edges.size(); ++i) {

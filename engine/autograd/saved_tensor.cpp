@@ -3,6 +3,7 @@
 #include "saved_tensor.h"
 
 #include "autograd_meta.h"
+#include "internal.h"
 #include "node.h"
 
 namespace ember::autograd {
@@ -26,7 +27,7 @@ SavedTensor::SavedTensor(const Tensor& input) {
 SavedTensor SavedTensor::output(const Tensor& result, uint32_t output_nr) {
   check_can_save(result);
   SavedTensor saved;
-  saved.tensor_ = result.detach();
+  saved.tensor_ = internal::alias(result);  // detach() without an aten::detach event, as PyTorch saves
   saved.saved_version_ = result._version();
   saved.is_output_ = true;
   saved.output_nr_ = output_nr;

@@ -1,6 +1,7 @@
 // Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach and
 // backward's argument checks.
 #include "autograd_meta.h"
+#include "dispatch.h"
 #include "engine.h"
 #include "inference_mode.h"
 #include "internal.h"
@@ -57,7 +58,16 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
-Tensor Tensor::detach() const { return internal::alias(*this); }
+namespace {
+// An op, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch);
+// its result shares the storage and records no history.
+struct Detach : FunctionalOp {
+  static constexpr const char* name = "aten::detach";
+  static Tensor compute(const Tensor& self) { return internal::alias(self); }
+};
+}  // namespace
+
+Tensor Tensor::detach() const { return call<Detach>(*this); }
 
 void Tensor::set_data(const Tensor& new_data) const {
   TensorImpl& impl = *impl_;
@@ -84,7 +94,7 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
     EMBER_CHECK(seed.sizes() == sizes(), "Mismatch in shape: grad_output[0] has a shape of torch.Size(",
                 to_string(seed.sizes()), ") and output[0] has a shape of torch.Size(", to_string(sizes()), ").");
   }
-  autograd::run_backward(*this, seed.detach(), retain_graph);
+  autograd::run_backward(*this, internal::alias(seed), retain_graph);  // detached, without an aten::detach event
 }
 
 }  // namespace ember

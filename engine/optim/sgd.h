@@ -23,6 +23,7 @@ class SGD {
   void step();
   // Zeroes every parameter's .grad in place (PyTorch 1.13's default), or drops it (set_to_none).
   void zero_grad(bool set_to_none = false);
+  const std::vector<Tensor>& parameters() const { return parameters_; }
 
  private:
   std::vector<Tensor> parameters_;

@@ -1,0 +1,43 @@
+// The Profiler object: starts and stops recording (profiler_recording.cpp) and keeps what one run
+// recorded. Its error texts are PyTorch's, for the same mistakes.
+#include "profiler.h"
+
+namespace ember::profiler {
+
+Profiler::Profiler(ProfilerOptions options) : options_(std::move(options)) { start(); }
+
+Profiler::~Profiler() {
+  if (running_) detail::end_session();  // an exception left the profiled code: stop, keep nothing
+}
+
+void Profiler::start() {
+  detail::begin_session(options_);
+  running_ = true;
+  finished_ = false;
+  events_ = EventList();
+}
+
+void Profiler::stop() {
+  EMBER_CHECK(running_, "Can't disable Kineto profiler when it's not running");
+  std::vector<Event> events = detail::end_session();
+  running_ = false;
+  for (Event& event : events) {
+    if (options_.with_flops) event.flops = flops_of(event);
+    if (!options_.profile_memory) event.bytes_allocated = event.bytes_freed = 0;  // counted for bytes_written only
+  }
+  events_ = EventList(std::move(events), options_);
+  finished_ = true;
+}
+
+const EventList& Profiler::events() const {
+  EMBER_CHECK(finished_, "Profiler didn't finish running");
+  return events_;
+}
+
+KeyAverages Profiler::key_averages(bool group_by_input_shape) const {
+  return events().key_averages(group_by_input_shape);
+}
+
+void Profiler::export_chrome_trace(const std::string& path) const { events().export_chrome_trace(path); }
+
+}  // namespace ember::profiler

@@ -1,0 +1,309 @@
+// Recording: what happens between the dispatcher's branch and stop().
+//
+// Each thread records into its own ThreadBuffer: chunks of 4096 events, the first kept for later
+// profiles, plus an arena for input shapes. A thread takes only its own buffer's mutex, which
+// nobody else wants while recording (stop() takes it once, to read), so threads never wait on
+// each other, and appending an event allocates nothing but a new chunk when one fills. Nesting is
+// exact: each buffer knows its innermost open event, which is the parent of the next one.
+//
+// Bytes allocated while an event is innermost are counted on it (allocator.h's observer); stop()
+// adds each event's bytes to its parent's, so an event's memory includes its children's as in
+// PyTorch, and an op's own allocations are the bytes it writes (the roofline's traffic).
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "allocator.h"
+#include "profiler.h"
+
+namespace ember::profiler::detail {
+namespace {
+
+struct RawEvent {
+  const char* name;          // a string constant, or a copy kept in the buffer's `names`
+  int64_t start_ns, end_ns;  // steady clock; end_ns is 0 while the event is open
+  int32_t parent;            // index in the same buffer, -1 at top level
+  uint32_t inputs_begin;     // where its arguments start in the buffer's `inputs` (record_shapes)
+  uint32_t input_count;
+  Traffic traffic;
+  bool is_user_annotation;
+  int64_t bytes_read, bytes_overwritten;
+  int64_t self_allocated, self_freed;  // while it was the innermost open event
+};
+
+constexpr uint32_t kChunkEvents = 4096;
+constexpr size_t kInputsReserved = 1 << 14;  // int64s of recorded shapes before the arena grows
+struct Chunk {
+  RawEvent events[kChunkEvents];
+};
+
+// How an argument is kept in `inputs`: its kind (a DType's value for a tensor), then for a tensor
+// its dimension count and sizes.
+enum ArgumentCode : int64_t { kNumber = -1, kTensorList = -2, kOther = -3 };
+
+}  // namespace
+
+struct ThreadBuffer {
+  std::mutex mutex;
+  uint64_t thread_id = 0;
+  uint64_t session = 0;  // the profile this buffer's events belong to; 0: none
+  bool thread_alive = true;
+  std::vector<std::unique_ptr<Chunk>> chunks;
+  uint32_t size = 0;
+  int32_t innermost = -1;
+  std::vector<int64_t> inputs;
+  std::deque<std::string> names;
+
+  RawEvent& at(uint32_t i) { return chunks[i / kChunkEvents]->events[i % kChunkEvents]; }
+  RawEvent& append() {
+    if (size == chunks.size() * kChunkEvents) chunks.push_back(std::unique_ptr<Chunk>(new Chunk));
+    return at(size++);
+  }
+  void restart(uint64_t new_session) {
+    session = new_session;
+    size = 0;
+    innermost = -1;
+    inputs.clear();
+    names.clear();
+  }
+  void release_memory() {  // between profiles, keep one chunk: a long profile's do not stay behind
+    chunks.resize(std::min<size_t>(chunks.size(), 1));
+    if (inputs.capacity() > kInputsReserved) {
+      std::vector<int64_t>().swap(inputs);
+      inputs.reserve(kInputsReserved);
+    }
+  }
+};
+
+namespace {
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The running profile. Written by begin_session/end_session (under session_mutex) before or after
+// `current_session` says which profile is running; recording threads only read.
+std::mutex session_mutex;
+std::atomic<uint64_t> current_session{0};
+uint64_t last_session = 0;
+int64_t session_start_ns = 0;
+std::atomic<bool> record_shapes{false};
+
+// Every thread's buffer; the mutex guards the list, taken when a thread first records and by
+// begin/end_session, never per event.
+std::mutex registry_mutex;
+std::vector<std::shared_ptr<ThreadBuffer>> registry;
+uint64_t next_thread_id = 1;
+
+thread_local ThreadBuffer* this_thread = nullptr;
+thread_local bool thread_exiting = false;
+struct Owner {  // marks the buffer as its thread's no more when the thread ends
+  std::shared_ptr<ThreadBuffer> buffer;
+  ~Owner() {
+    thread_exiting = true;
+    this_thread = nullptr;
+    if (!buffer) return;
+    std::lock_guard<std::mutex> lock(buffer->mutex);
+    buffer->thread_alive = false;
+  }
+};
+thread_local Owner owner;
+
+ThreadBuffer* buffer_of_this_thread() {
+  if (this_thread != nullptr) [[likely]]
+    return this_thread;
+  if (thread_exiting) return nullptr;
+  auto buffer = std::make_shared<ThreadBuffer>();
+  buffer->inputs.reserve(kInputsReserved);
+  {
+    std::lock_guard<std::mutex> lock(registry_mutex);
+    buffer->thread_id = next_thread_id++;
+    registry.push_back(buffer);
+  }
+  owner.buffer = buffer;
+  this_thread = buffer.get();
+  return this_thread;
+}
+
+// The element type as PyTorch's traces name it (caffe2::TypeMeta's names).
+const char* type_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Float16: return "c10::Half";
+    case DType::Int64: return "long int";
+    case DType::Bool: return "bool";
+  }
+  return "";
+}
+
+void record_argument(std::vector<int64_t>& inputs, const Argument& argument) {
+  if (argument.tensor != nullptr && argument.tensor->defined()) {
+    const Tensor& t = *argument.tensor;
+    inputs.push_back(static_cast<int64_t>(t.dtype()));
+    inputs.push_back(t.dim());
+    inputs.insert(inputs.end(), t.sizes().begin(), t.sizes().end());
+  } else {
+    inputs.push_back(argument.is_number ? kNumber : argument.is_tensor_list ? kTensorList : kOther);
+  }
+}
+
+// Opens an event on this thread's buffer, nested in its innermost open event.
+template <typename Fill>
+Handle open(Fill&& fill) {
+  ThreadBuffer* buffer = buffer_of_this_thread();
+  const uint64_t session = current_session.load(std::memory_order_acquire);
+  if (buffer == nullptr || session == 0) return {};
+  std::lock_guard<std::mutex> lock(buffer->mutex);
+  if (buffer->session != session) buffer->restart(session);
+  const uint32_t index = buffer->size;
+  RawEvent& event = buffer->append();
+  event = RawEvent{};
+  event.parent = buffer->innermost;
+  fill(*buffer, event);
+  buffer->innermost = static_cast<int32_t>(index);
+  event.start_ns = now_ns();  // last: the bookkeeping above is not the event's time
+  return {buffer, index, session};
+}
+
+void count_allocation(Device device, int64_t delta) {
+  ThreadBuffer* buffer = this_thread;
+  if (buffer == nullptr || !device.is_cpu()) return;
+  std::lock_guard<std::mutex> lock(buffer->mutex);
+  if (buffer->session != current_session.load(std::memory_order_relaxed) || buffer->innermost < 0) return;
+  RawEvent& event = buffer->at(static_cast<uint32_t>(buffer->innermost));
+  if (delta > 0) event.self_allocated += delta;
+  else event.self_freed -= delta;
+}
+
+}  // namespace
+
+Handle open_op(const char* name, Traffic traffic, const Argument* arguments, size_t count, int64_t bytes_read,
+               int64_t bytes_overwritten) {
+  return open([&](ThreadBuffer& buffer, RawEvent& event) {
+    event.name = name;
+    event.traffic = traffic;
+    event.bytes_read = bytes_read;
+    event.bytes_overwritten = bytes_overwritten;
+    if (!record_shapes.load(std::memory_order_relaxed)) return;
+    event.inputs_begin = static_cast<uint32_t>(buffer.inputs.size());
+    event.input_count = static_cast<uint32_t>(count);
+    for (size_t i = 0; i < count; ++i) record_argument(buffer.inputs, arguments[i]);
+  });
+}
+
+Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation) {
+  return open([&](ThreadBuffer& buffer, RawEvent& event) {
+    event.name = constant_name != nullptr ? constant_name : buffer.names.emplace_back(copied_name).c_str();
+    event.traffic = Traffic::None;
+    event.is_user_annotation = is_user_annotation;
+  });
+}
+
+void close(const Handle& handle) {
+  const int64_t end = now_ns();
+  ThreadBuffer& buffer = *handle.buffer;
+  std::lock_guard<std::mutex> lock(buffer.mutex);
+  if (buffer.session != handle.session || handle.index >= buffer.size) return;  // the profile ended first
+  RawEvent& event = buffer.at(handle.index);
+  event.end_ns = end;
+  buffer.innermost = event.parent;
+}
+
+void begin_session(const ProfilerOptions& options) {
+  std::lock_guard<std::mutex> lock(session_mutex);
+  EMBER_CHECK(current_session.load() == 0, "Profiler is already enabled on this thread.");
+  const bool cpu = std::find(options.activities.begin(), options.activities.end(), ProfilerActivity::CPU) !=
+                   options.activities.end();
+  record_shapes.store(options.record_shapes || options.with_flops);
+  session_start_ns = now_ns();
+  set_allocation_observer(count_allocation);
+  current_session.store(++last_session, std::memory_order_release);
+  recording.store(cpu, std::memory_order_release);
+}
+
+namespace {
+
+Event cooked(ThreadBuffer& buffer, const RawEvent& raw, int64_t first_index, int64_t stop_ns) {
+  Event event;
+  event.name = raw.name;
+  event.is_user_annotation = raw.is_user_annotation;
+  event.thread = buffer.thread_id;
+  event.start_ns = raw.start_ns - session_start_ns;
+  event.end_ns = (raw.end_ns != 0 ? raw.end_ns : stop_ns) - session_start_ns;  // still open: ends at stop()
+  event.parent = raw.parent < 0 ? -1 : first_index + raw.parent;
+  event.bytes_allocated = raw.self_allocated;
+  event.bytes_freed = raw.self_freed;
+  event.bytes_read = raw.bytes_read;
+  event.bytes_written = raw.traffic == Traffic::Functional ? raw.self_allocated
+                        : raw.traffic == Traffic::InPlace  ? raw.bytes_overwritten
+                                                           : 0;
+  const int64_t* input = buffer.inputs.data() + raw.inputs_begin;
+  for (uint32_t i = 0; i < raw.input_count; ++i) {
+    const int64_t code = *input++;
+    if (code >= 0) {
+      const int64_t ndim = *input++;
+      event.input_shapes.emplace_back(input, input + ndim);
+      event.input_types.push_back(type_name(static_cast<DType>(code)));
+      input += ndim;
+    } else {
+      event.input_shapes.emplace_back();
+      event.input_types.push_back(code == kNumber ? "Scalar" : code == kTensorList ? "TensorList" : "");
+    }
+  }
+  return event;
+}
+
+// In start order across threads (a thread's events are already in its own start order), with
+// each event's bytes added into its parent's.
+std::vector<Event> in_start_order(std::vector<Event> events) {
+  std::vector<int64_t> order(events.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return events[a].start_ns < events[b].start_ns; });
+  std::vector<int64_t> new_index(events.size());
+  for (size_t i = 0; i < order.size(); ++i) new_index[order[i]] = static_cast<int64_t>(i);
+  std::vector<Event> sorted;
+  sorted.reserve(events.size());
+  for (int64_t old : order) {
+    sorted.push_back(std::move(events[old]));
+    if (sorted.back().parent >= 0) sorted.back().parent = new_index[sorted.back().parent];
+  }
+  for (size_t i = sorted.size(); i-- > 0;) {  // children come after their parent
+    if (sorted[i].parent < 0) continue;
+    sorted[sorted[i].parent].bytes_allocated += sorted[i].bytes_allocated;
+    sorted[sorted[i].parent].bytes_freed += sorted[i].bytes_freed;
+  }
+  return sorted;
+}
+
+}  // namespace
+
+std::vector<Event> end_session() {
+  std::lock_guard<std::mutex> lock(session_mutex);
+  const int64_t stop_ns = now_ns();
+  const uint64_t session = current_session.exchange(0);
+  recording.store(false);
+  set_allocation_observer(nullptr);
+  std::vector<Event> events;
+  std::lock_guard<std::mutex> registry_lock(registry_mutex);
+  for (const std::shared_ptr<ThreadBuffer>& buffer : registry) {
+    std::lock_guard<std::mutex> buffer_lock(buffer->mutex);
+    if (buffer->session != session) continue;
+    const int64_t first_index = static_cast<int64_t>(events.size());
+    for (uint32_t i = 0; i < buffer->size; ++i) events.push_back(cooked(*buffer, buffer->at(i), first_index, stop_ns));
+    buffer->restart(0);
+    buffer->release_memory();
+  }
+  std::erase_if(registry, [](const std::shared_ptr<ThreadBuffer>& buffer) {
+    std::lock_guard<std::mutex> buffer_lock(buffer->mutex);
+    return !buffer->thread_alive;
+  });
+  return in_start_order(std::move(events));
+}
+
+}  // namespace ember::profiler::detail

@@ -1,0 +1,60 @@
+// export_chrome_trace(): the profile as a Trace Event Format file, the JSON that Perfetto
+// (ui.perfetto.dev -> "Open trace file") and chrome://tracing draw as one timeline per thread.
+// Laid out as PyTorch's Kineto traces are: an object whose "traceEvents" holds a complete event
+// ("ph": "X", start "ts" and duration "dur" in microseconds) per recorded event, category "cpu_op"
+// or "user_annotation" (record_function), the input shapes and types as "Input Dims" and "Input
+// type" when shapes were recorded, and metadata events ("ph": "M") naming the process and threads.
+// Nested events are drawn inside each other because their intervals nest.
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "profiler.h"
+
+namespace ember::profiler {
+
+void EventList::export_chrome_trace(const std::string& path) const {
+  using nlohmann::json;
+  const int pid = static_cast<int>(getpid());
+  json trace_events = json::array();
+  trace_events.push_back(
+      {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", "ember"}}}});
+  std::set<uint64_t> threads;
+  for (const Event& event : events_) threads.insert(event.thread);
+  for (uint64_t thread : threads)
+    trace_events.push_back({{"ph", "M"},
+                            {"name", "thread_name"},
+                            {"pid", pid},
+                            {"tid", thread},
+                            {"args", {{"name", "thread " + std::to_string(thread)}}}});
+  for (const Event& event : events_) {
+    json args = json::object();
+    if (!event.input_types.empty()) {
+      args["Input Dims"] = event.input_shapes;
+      args["Input type"] = event.input_types;
+    }
+    if (event.flops > 0) args["flops"] = event.flops;
+    trace_events.push_back({{"ph", "X"},
+                            {"cat", event.is_user_annotation ? "user_annotation" : "cpu_op"},
+                            {"name", event.name},
+                            {"pid", pid},
+                            {"tid", event.thread},
+                            {"ts", static_cast<double>(event.start_ns) / 1000.0},
+                            {"dur", static_cast<double>(event.duration_ns()) / 1000.0},
+                            {"args", args}});
+  }
+  const json trace = {
+      {"schemaVersion", 1}, {"displayTimeUnit", "ms"}, {"traceName", path}, {"traceEvents", trace_events}};
+
+  std::ofstream file(path);
+  EMBER_CHECK(file.good(), "[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'");  // Python's OSError text
+  file << trace.dump() << "\n";
+  file.flush();
+  EMBER_CHECK(file.good(), "could not write the trace to '", path, "'");
+}
+
+}  // namespace ember::profiler
