@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's two commands:
-#   bash tools/ember.sh demo   - install what is missing, build, run the demo
+#   bash tools/ember.sh demo   - install what is missing, build, run the chapter's script in C++
 #   bash tools/ember.sh test   - install what is missing, build, run the whole test suite
 # Extra CMake arguments can be passed in EMBER_CMAKE_ARGS and another build folder in EMBER_BUILD_DIR
 # (.ci/run uses both for the sanitizer build).
@@ -33,8 +33,8 @@ configure_and_build() {
 case "${1:-}" in
   demo)
     install_missing_packages
-    configure_and_build --target first_steps
-    "$build_dir/demos/first_steps"
+    configure_and_build --target chapter
+    "$build_dir/demos/chapter"
     ;;
   test)
     install_missing_packages
