@@ -157,7 +157,8 @@ struct OneThread {
   ~OneThread() { set_num_threads(before); }
 };
 
-TEST_CASE("the chapter's two top ops by self CPU time are aten::addmm and aten::mm in 20 of 20 runs", "[profiler]") {
+TEST_CASE("the chapter's two top ops by self CPU time are aten::addmm and aten::mm in 20 of 20 runs",
+          "[profiler][serial]") {
   OneThread as_pytorch_runs_here;
   Chapter chapter;
   chapter.profiled_line();  // warm: oneDNN builds its kernels on the first products
