@@ -1,6 +1,7 @@
 // The public ops, as free functions named like PyTorch's (torch.mm, torch.softmax, ...).
-// Each op's .cpp shows the path of a call: check arguments (PyTorch's error texts), compute the
-// result with a kernel from kernels/, and record an autograd node when an input requires grad.
+// Each is one line, `call<Op>(...)` (dispatch.h), beside the op's struct in its family's .cpp:
+// the struct checks arguments (PyTorch's error texts), computes with a kernel from kernels/ and
+// names the backward node (autograd/derivatives.h) the dispatcher records.
 #pragma once
 #include <optional>
 #include <string>
