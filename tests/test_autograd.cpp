@@ -337,3 +337,18 @@ TEST_CASE("set_data keeps tensor identity, and undefined tensors raise instead o
   CHECK_THROWS_WITH(w.set_data(ones({2}, kInt64)),
                     "data set to a tensor that requires gradients must be floating point or complex dtype");
 }
+
+TEST_CASE("a graph lists the tensors its nodes saved, and none once backward has freed them", "[autograd]") {
+  Tensor x = leaf({1, 2, 3}, {3});
+  Tensor y = x.exp();        // ExpBackward0 saves its output
+  Tensor z = (y * x).sum();  // MulBackward0 saves both factors
+  std::vector<std::string> holders;
+  for (const autograd::SavedInGraph& saved : autograd::saved_tensors_in_graph(z)) {
+    holders.push_back(saved.node);
+    CHECK(saved.tensor.sizes() == Dims{3});
+  }
+  CHECK(holders == std::vector<std::string>{"MulBackward0", "MulBackward0", "ExpBackward0"});
+  z.backward();
+  CHECK(autograd::saved_tensors_in_graph(z).empty());
+  CHECK(autograd::saved_tensors_in_graph(x).empty());  // a leaf has no graph behind it
+}

@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev)
+packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev gnuplot-nox)
 
 install_missing_packages() {
   local missing=()

@@ -1,7 +1,9 @@
 // A node's name, formula and release, each one std::visit over the node's backward function (a
-// node kind without `apply` in derivatives.h does not compile), and the fix-up of every gradient
-// the engine passes on.
+// node kind without `apply` in derivatives.h does not compile), the fix-up of every gradient the
+// engine passes on, and the walk that lists what a graph keeps saved (what a kept loss costs).
 #include "node.h"
+
+#include <unordered_set>
 
 namespace ember::autograd {
 
@@ -19,6 +21,34 @@ Grads Node::apply(const Tensor& grad_output) const {
 void Node::release() {
   std::visit([](auto& backward) { std::apply([](auto&... saved) { (saved.release(), ...); }, backward.saved()); }, fn);
   if (auto* copy_slices = std::get_if<CopySlices>(&fn)) copy_slices->fn->release();
+}
+
+std::vector<Tensor> Node::saved_tensors() {
+  std::vector<Tensor> tensors;
+  auto add = [&](const SavedTensor& saved) {
+    if (saved.is_released()) return;
+    if (Tensor t = saved.unpack(); t.defined()) tensors.push_back(t);
+  };
+  std::visit([&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, backward.saved()); }, fn);
+  if (auto* copy_slices = std::get_if<CopySlices>(&fn))
+    for (Tensor& t : copy_slices->fn->saved_tensors()) tensors.push_back(t);
+  return tensors;
+}
+
+std::vector<SavedInGraph> saved_tensors_in_graph(const Tensor& root) {
+  std::vector<SavedInGraph> found;
+  std::vector<Node*> to_visit;
+  std::unordered_set<Node*> seen;
+  if (auto node = root.grad_fn()) to_visit.push_back(node.get());
+  while (!to_visit.empty()) {
+    Node* node = to_visit.back();
+    to_visit.pop_back();
+    if (!seen.insert(node).second) continue;
+    for (Tensor& t : node->saved_tensors()) found.push_back({node->name(), t});
+    for (auto it = node->next_edges.rbegin(); it != node->next_edges.rend(); ++it)
+      if (it->node) to_visit.push_back(it->node.get());
+  }
+  return found;
 }
 
 Tensor match_input(Tensor grad, const InputMeta& input, const Node& node) {

@@ -41,7 +41,18 @@ struct Node {
   Grads apply(const Tensor& grad_output) const;
   // Frees the saved tensors (backward without retain_graph).
   void release();
+  // The tensors it still holds for its formula (none once released): PyTorch's grad_fn._saved_*.
+  std::vector<Tensor> saved_tensors();
 };
+
+// One saved tensor found by walking a graph, and the node that holds it.
+struct SavedInGraph {
+  std::string node;  // "AddmmBackward0"
+  Tensor tensor;
+};
+// Every tensor the graph behind `root` keeps alive for backward, node by node from the root: what
+// a kept loss holds on to (the chapter's memory leak). A tensor saved by two nodes is listed twice.
+std::vector<SavedInGraph> saved_tensors_in_graph(const Tensor& root);
 
 // Makes a gradient fit its input (PyTorch's validate_outputs): sums a broadcast gradient down to
 // the input's sizes, then casts it to the input's dtype and device.

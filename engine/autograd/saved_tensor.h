@@ -27,6 +27,7 @@ class SavedTensor {
   Tensor unpack() const;
   // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
   void release();
+  bool is_released() const { return released_; }
   // The node that saved it, named in the error messages (set when the node is recorded).
   void set_node_name(const char* name) { node_name_ = name; }
 

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs one exercise program into a fresh folder and checks that it wrote every file it printed
+# ("wrote PATH") and that a chart was drawn wherever gnuplot is installed.
+# Usage: check_exercise.sh PROGRAM FOLDER
+set -euo pipefail
+program=$1 folder=$2
+rm -rf "$folder" && mkdir -p "$folder"
+output=$("$program" "$folder")
+echo "$output"
+status=0
+while read -r path; do
+  [ -s "$path" ] || { echo "FAIL: $path was announced but is missing or empty"; status=1; }
+done < <(echo "$output" | sed -n 's/^ *wrote \([^ :]*\).*/\1/p')
+if command -v gnuplot >/dev/null && echo "$output" | grep -q "\.csv" && ! echo "$output" | grep -q "wrote .*\.png"; then
+  echo "FAIL: gnuplot is installed but no chart was written"; status=1
+fi
+exit $status

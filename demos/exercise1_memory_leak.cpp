@@ -1,0 +1,79 @@
+// The chapter's exercise 1: reproduce a memory leak. Three loops over the same model and batch,
+// printing memory_allocated() per step: keeping `loss` (with its graph), keeping `loss.item()`,
+// and keeping `loss` after backward() freed its graph's saved tensors. It names the tensors a
+// kept loss holds, checks they account for every byte of growth, and draws the curves.
+//   build/demos/exercise1_memory_leak [output folder]   (default ./exercise-output)
+#include <cstdio>
+#include <iostream>
+
+#include "exercises/chart.h"
+#include "exercises/memory_leak.h"
+
+using namespace ember;
+using namespace exercises;
+
+namespace {
+
+void report(const memory_leak::Result& result, const std::string& folder) {
+  std::printf("memory_allocated(%s) after each step, in bytes above where the loop started:\n",
+              result.device.str().c_str());
+  std::printf("%6s", "step");
+  for (const auto& curve : result.curves) std::printf(" %30s", memory_leak::describe(curve.keep));
+  std::printf("\n");
+  const size_t steps = result.curves[0].bytes.size();
+  for (size_t step = 0; step < steps; ++step) {
+    std::printf("%6zu", step + 1);
+    for (const auto& curve : result.curves) std::printf(" %30lld", static_cast<long long>(curve.bytes[step]));
+    std::printf("\n");
+  }
+  std::printf("\ngrowth per step:\n");
+  for (const auto& curve : result.curves)
+    std::printf("  %-30s %8lld bytes%s\n", memory_leak::describe(curve.keep),
+                static_cast<long long>(curve.bytes_per_step()), curve.grows_linearly() ? "" : " (not a straight line)");
+
+  std::printf("\nwhat one kept loss holds (each storage allocated in its step, once):\n");
+  for (const auto& t : result.held)
+    std::printf("  %-31s %-10s %-6s %7lld bytes\n", t.held_by.c_str(), to_string(t.sizes).c_str(),
+                scalar_type_name(t.dtype), static_cast<long long>(t.bytes));
+  const int64_t leak = result.curves[0].bytes_per_step();
+  std::printf("  %-49s %7lld bytes: %s the growth per step of the first loop\n", "together",
+              static_cast<long long>(result.held_bytes), result.held_bytes == leak ? "exactly" : "NOT");
+  std::printf("After backward() the saved tensors are freed, so a kept loss holds only itself (%lld bytes).\n",
+              static_cast<long long>(result.loss_bytes));
+  std::printf("Keep loss.item() (or loss.detach()) and nothing grows.\n\n");
+
+  Table table;
+  table.columns = {"step"};
+  for (const auto& curve : result.curves) table.columns.push_back(memory_leak::describe(curve.keep));
+  for (size_t step = 0; step < steps; ++step) {
+    std::vector<double> row = {static_cast<double>(step + 1)};
+    for (const auto& curve : result.curves) row.push_back(static_cast<double>(curve.bytes[step]) / 1024.0);
+    table.rows.push_back(row);
+  }
+  const std::string device_name = result.device.is_cuda() ? "cuda" : "cpu";
+  std::cout << write_line_chart(folder + "/exercise1_memory_" + device_name, table,
+                                {"Exercise 1: keeping the loss keeps its graph (" + result.device.str() + ")",
+                                 "training step", "memory_allocated above the start (KiB)"});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string folder = output_folder(argc, argv);
+  constexpr int kSteps = 20;
+  report(memory_leak::run(kCPU, kSteps), folder);
+  if (!cuda::is_available()) {
+#ifdef EMBER_WITH_CUDA
+    std::printf("\nember found no CUDA GPU here, so only the CPU curve is drawn.\n");
+#else
+    std::printf("\nember was built without CUDA, so only the CPU curve is drawn.\n");
+#endif
+    return 0;
+  }
+  try {
+    std::printf("\n");
+    report(memory_leak::run(Device(DeviceType::CUDA, 0), kSteps), folder);
+  } catch (const Error& e) {
+    std::printf("\nThe CUDA run stopped: %s\n", e.what());
+  }
+}

@@ -1,0 +1,111 @@
+// The loops of the memory-leak exercise and the walk that names what a kept loss holds
+// (memory_leak.h).
+#include "memory_leak.h"
+
+#include <map>
+#include <set>
+
+using namespace ember;
+
+namespace exercises::memory_leak {
+
+const char* describe(Keep keep) {
+  switch (keep) {
+    case Keep::Loss: return "keeps loss (no backward)";
+    case Keep::Item: return "keeps loss.item()";
+    case Keep::LossAfterBackward: return "keeps loss after backward()";
+  }
+  return "";
+}
+
+int64_t Curve::bytes_per_step() const {
+  return bytes.size() < 2 ? 0 : bytes[bytes.size() - 1] - bytes[bytes.size() - 2];
+}
+
+bool Curve::grows_linearly() const {
+  for (size_t step = 2; step < bytes.size(); ++step)
+    if (bytes[step] - bytes[step - 1] != bytes_per_step()) return false;
+  return true;
+}
+
+namespace {
+
+struct Setup {
+  nn::Sequential model{nn::Linear(64, 256), nn::ReLU(), nn::Linear(256, 256), nn::ReLU(), nn::Linear(256, 10)};
+  Tensor inputs, targets;
+
+  explicit Setup(Device device) {
+    model.to(device);
+    inputs = randn({32, 64}).to(device);
+    targets = randint(0, 10, {32}).to(device);
+  }
+  Tensor loss() { return cross_entropy(model(inputs), targets); }
+};
+
+Curve run_loop(Keep keep, Device device, int steps) {
+  manual_seed(0);
+  Setup setup(device);
+  optim::SGD optimizer(setup.model.parameters(), {.lr = 0.01});
+  std::vector<Tensor> kept_losses;
+  std::vector<float> kept_numbers;
+  auto step = [&] {
+    Tensor loss = setup.loss();
+    if (keep == Keep::LossAfterBackward) {
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+    }
+    return loss;
+  };
+  step();  // warm-up: the first backward allocates every .grad, which then stays
+  const int64_t before = memory_allocated(device);
+  Curve curve{keep, {}};
+  for (int i = 0; i < steps; ++i) {
+    Tensor loss = step();
+    if (keep == Keep::Item) kept_numbers.push_back(loss.item<float>());
+    else kept_losses.push_back(loss);
+    loss = Tensor();  // measured once the step's own variables are gone, as at the top of a loop
+    curve.bytes.push_back(memory_allocated(device) - before);
+  }
+  return curve;
+}
+
+// The storages a loss keeps alive that were allocated in its step: those its graph saved, other
+// than the parameters' and the batch's (which exist anyway), plus the loss's own.
+void find_what_one_loss_holds(Device device, Result& result) {
+  manual_seed(0);
+  Setup setup(device);
+  std::set<const Storage*> counted;
+  for (const Tensor& t : setup.model.parameters()) counted.insert(t.impl()->storage.get());
+  counted.insert(setup.inputs.impl()->storage.get());
+  counted.insert(setup.targets.impl()->storage.get());
+
+  Tensor loss = setup.loss();
+  std::vector<HeldTensor> held;
+  std::map<const Storage*, size_t> held_index;
+  auto add = [&](const std::string& held_by, const Tensor& t) {
+    const Storage* storage = t.impl()->storage.get();
+    if (counted.count(storage)) return;
+    auto [it, is_new] = held_index.emplace(storage, held.size());
+    if (is_new) held.push_back({held_by, t.sizes(), t.dtype(), storage->nbytes});
+    else if (held[it->second].held_by.find(held_by) == std::string::npos) held[it->second].held_by += ", " + held_by;
+  };
+  for (const autograd::SavedInGraph& saved : autograd::saved_tensors_in_graph(loss)) add(saved.node, saved.tensor);
+  add("the loss itself", loss);
+  result.held = held;
+  for (const HeldTensor& t : held) result.held_bytes += t.bytes;
+  result.loss_bytes = loss.impl()->storage->nbytes;
+}
+
+}  // namespace
+
+Result run(Device device, int steps) {
+  Result result;
+  result.device = device;
+  for (Keep keep : {Keep::Loss, Keep::Item, Keep::LossAfterBackward})
+    result.curves.push_back(run_loop(keep, device, steps));
+  find_what_one_loss_holds(device, result);
+  return result;
+}
+
+}  // namespace exercises::memory_leak
