@@ -2,6 +2,7 @@
 #include "cuda_backend.h"
 
 #include "error.h"
+#include "kernels/backend.h"
 
 namespace ember::cuda {
 
@@ -15,5 +16,14 @@ void* allocate(int, int64_t) { not_compiled(); }
 void free(int, void*) { not_compiled(); }
 void copy_bytes(void*, const void*, int64_t, CopyKind) { not_compiled(); }
 void synchronize() {}
+MemoryStats memory_stats(int) { return {}; }
+void reset_peak_memory_stats(int) {}
+void empty_cache() {}
+bool matmul_allow_tf32() { return false; }
+void set_matmul_allow_tf32(bool) {}
 
 }  // namespace ember::cuda
+
+namespace ember::kernels {
+void register_cuda_kernels(KernelTable&) {}  // no CUDA kernels: the table stays empty
+}  // namespace ember::kernels

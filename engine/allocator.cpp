@@ -1,8 +1,8 @@
-// One live-bytes counter and one peak per device, updated atomically so threads may allocate
-// concurrently. The peak is raised with a compare-exchange loop (a plain max would race).
-// CPU blocks are 64-byte aligned like PyTorch's, but carved out of a plain malloc (the pointer it
-// returned is kept just before the aligned block): glibc's aligned_alloc skips malloc's per-thread
-// cache and made a tiny op's three allocations cost about 40 ns more.
+// The CPU's live-bytes counter and peak, updated atomically so threads may allocate concurrently
+// (CUDA devices are counted by their caching allocators, cuda/caching_allocator.h). The peak is raised with a
+// compare-exchange loop (a plain max would race). CPU blocks are 64-byte aligned like PyTorch's, but carved out of a
+// plain malloc (the pointer it returned is kept just before the aligned block): glibc's aligned_alloc skips malloc's
+// per-thread cache and made a tiny op's three allocations cost about 40 ns more.
 #include "allocator.h"
 
 #include <atomic>
@@ -16,7 +16,6 @@
 namespace ember {
 namespace {
 
-constexpr int kMaxCudaDevices = 16;
 constexpr int64_t kAlignment = 64;
 
 // malloc returns 16-byte aligned blocks, so rounding (raw + 64) down to 64 leaves 16 to 64 bytes
@@ -56,13 +55,9 @@ struct Account {
   void remove(int64_t nbytes) { live.fetch_sub(nbytes, std::memory_order_relaxed); }
 };
 
-Account& account(Device device) {
+Account& cpu_account() {
   static Account cpu;
-  static Account cuda[kMaxCudaDevices];
-  if (device.is_cpu()) return cpu;
-  EMBER_CHECK(device.index >= 0 && device.index < kMaxCudaDevices, "Invalid device index ",
-              static_cast<int>(device.index));
-  return cuda[device.index];
+  return cpu;
 }
 
 std::atomic<AllocationObserver> observer{nullptr};
@@ -78,10 +73,10 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   if (device.is_cpu()) {
     data = aligned_cpu_alloc(nbytes);
     EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes.");
+    cpu_account().add(nbytes);
   } else {
-    data = cuda::allocate(device.index, nbytes);
+    data = cuda::allocate(device.index, nbytes);  // counted by the device's caching allocator
   }
-  account(device).add(nbytes);
   if (AllocationObserver told = observer.load(std::memory_order_relaxed)) [[unlikely]]
     told(device, nbytes);
   return data;
@@ -89,17 +84,25 @@ void* allocate_bytes(Device device, int64_t nbytes) {
 
 void free_bytes(Device device, void* data, int64_t nbytes) {
   if (data == nullptr) return;
-  if (device.is_cpu()) aligned_cpu_free(data);
-  else cuda::free(device.index, data);
-  account(device).remove(nbytes);
+  if (device.is_cpu()) {
+    aligned_cpu_free(data);
+    cpu_account().remove(nbytes);
+  } else {
+    cuda::free(device.index, data);
+  }
   if (AllocationObserver told = observer.load(std::memory_order_relaxed)) [[unlikely]]
     told(device, -nbytes);
 }
 
-int64_t memory_allocated(Device device) { return account(device).live.load(); }
-int64_t max_memory_allocated(Device device) { return account(device).peak.load(); }
+int64_t memory_allocated(Device device) {
+  return device.is_cpu() ? cpu_account().live.load() : cuda::memory_stats(device.index).allocated;
+}
+int64_t max_memory_allocated(Device device) {
+  return device.is_cpu() ? cpu_account().peak.load() : cuda::memory_stats(device.index).peak_allocated;
+}
 void reset_peak_memory_stats(Device device) {
-  Account& a = account(device);
+  if (!device.is_cpu()) return cuda::reset_peak_memory_stats(device.index);
+  Account& a = cpu_account();
   a.peak.store(a.live.load());
 }
 

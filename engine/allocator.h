@@ -2,7 +2,8 @@
 // `memory_allocated(device)` tells exactly how many bytes live tensors (and the graphs that keep
 // them alive) hold: the number the chapter's memory-leak exercise watches grow.
 // CPU counts requested bytes, as PyTorch's CPU memory reporter does (64-byte aligned blocks,
-// no cache); CUDA bytes go through cudaMalloc when ember is built with CUDA.
+// no cache); CUDA bytes come from a caching allocator per device and are counted as PyTorch counts
+// them (blocks of 512-byte multiples: one float costs 512), see cuda/caching_allocator.h.
 #pragma once
 #include <cstdint>
 

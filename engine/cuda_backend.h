@@ -14,4 +14,19 @@ enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 void copy_bytes(void* dst, const void* src, int64_t nbytes, CopyKind kind);
 void synchronize();
 
+// The caching allocator's figures for one device (cuda/caching_allocator.h), as torch.cuda's.
+struct MemoryStats {
+  int64_t allocated = 0, peak_allocated = 0;  // bytes of blocks handed out to tensors
+  int64_t reserved = 0, peak_reserved = 0;    // bytes of segments held from cudaMalloc
+  int64_t segments_allocated = 0;             // cudaMalloc calls so far (never decreases)
+};
+MemoryStats memory_stats(int device);
+void reset_peak_memory_stats(int device);
+void empty_cache();  // every device's wholly free cached segments back to the driver
+
+// torch.backends.cuda.matmul.allow_tf32: float32 products on tensor cores in TF32 (10-bit
+// mantissa inputs). Off by default, as in PyTorch since 1.12.
+bool matmul_allow_tf32();
+void set_matmul_allow_tf32(bool allow);
+
 }  // namespace ember::cuda

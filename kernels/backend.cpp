@@ -1,5 +1,5 @@
-// The two kernel tables. The CPU table points at kernels/; the CUDA table will point at cuda/ and
-// has no entries yet, so every op on a CUDA tensor says which kernel it is missing.
+// The two kernel tables. The CPU table points at kernels/, the CUDA table at cuda/ (empty in a
+// build without CUDA; an entry left empty says which kernel is missing).
 #include "backend.h"
 
 #include "copy.h"
@@ -34,7 +34,11 @@ KernelTable cpu_table() {
   return table;
 }
 
-KernelTable cuda_table() { return KernelTable("CUDA"); }  // filled from cuda/ by the CUDA backend
+KernelTable cuda_table() {
+  KernelTable table("CUDA");
+  register_cuda_kernels(table);
+  return table;
+}
 
 }  // namespace
 

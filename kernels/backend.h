@@ -83,6 +83,10 @@ inline bool has_gemm_layout(const Tensor& t) {
   return (row_major || col_major) && (t.size(0) == 1 || t.stride(0) > 0);
 }
 
+// Fills the CUDA table with cuda/'s kernels (cuda/kernel_table.cu; a build without CUDA leaves it
+// empty, cuda/no_cuda.cpp).
+void register_cuda_kernels(KernelTable& table);
+
 // The table of `device`'s type (kernels/backend.cpp).
 const KernelTable& on(Device device);
 

@@ -82,8 +82,8 @@ Tensor make_base(const json& spec) {
   return from_vector(values, shape, dtype);
 }
 
-Tensor make(const json& spec, bool requires_grad, Tensor* base_out) {
-  Tensor base = make_base(spec);
+Tensor make(const json& spec, bool requires_grad, Tensor* base_out, Device device) {
+  Tensor base = device.is_cpu() ? make_base(spec) : make_base(spec).to(device);
   if (requires_grad && base.is_floating_point()) base.requires_grad_();
   if (base_out) *base_out = base;
   Tensor t = base;

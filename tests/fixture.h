@@ -15,8 +15,10 @@ const json& load(const std::string& name);
 
 // A tensor from a spec {"shape", "dtype", "data", "views"}: the base tensor, then the views
 // recipe applied with ember's own view ops. With requires_grad the *base* is a leaf requiring
-// grad (returned through `base`), so gradients can be compared with PyTorch's base.grad.
-ember::Tensor make(const json& spec, bool requires_grad = false, ember::Tensor* base = nullptr);
+// grad (returned through `base`), so gradients can be compared with PyTorch's base.grad. The base
+// is made on `device` (the CUDA tests run the same cases on the GPU).
+ember::Tensor make(const json& spec, bool requires_grad = false, ember::Tensor* base = nullptr,
+                   ember::Device device = ember::kCPU);
 // Just the base tensor of a spec, ignoring its views.
 ember::Tensor make_base(const json& spec);
 ember::DType parse_dtype(const std::string& name);

@@ -12,7 +12,7 @@ if ! command -v clang-format >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq clang-format >/dev/null
 fi
 
-files=$(git ls-files '*.cpp' '*.h' '*.cu')
+files=$(git ls-files '*.cpp' '*.h' '*.cu' '*.cuh')
 unformatted=()
 for f in $files; do
   [ -f "$f" ] || continue  # deleted in the working tree

@@ -1,0 +1,161 @@
+// Element-wise kernels on the GPU: one grid-stride loop each (device_loops.cuh), the formulas of
+// kernels/elementwise.cpp. Integer arithmetic wraps around as in PyTorch (through uint64_t).
+#include "device_loops.cuh"
+#include "kernels.h"
+
+namespace ember::kernels::cuda {
+namespace {
+
+template <typename T>
+__device__ T wrap(uint64_t value) {
+  return static_cast<T>(value);
+}
+
+template <typename T>
+__device__ T plus(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return wrap<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+  else return x + y;
+}
+template <typename T>
+__device__ T minus(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return wrap<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+  else return x - y;
+}
+template <typename T>
+__device__ T times(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return wrap<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+  else return x * y;
+}
+
+template <typename T>
+void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  const T k = std::is_integral_v<T> ? static_cast<T>(alpha.to_int()) : static_cast<T>(alpha.to_double());
+  switch (op) {
+    case BinaryOp::Add:
+      map_elements<T, T, T>(
+          out, {a, b}, [k] __device__(T x, T y) { return plus(x, times(k, y)); }, "add");
+      break;
+    case BinaryOp::Sub:
+      map_elements<T, T, T>(
+          out, {a, b}, [k] __device__(T x, T y) { return minus(x, times(k, y)); }, "sub");
+      break;
+    case BinaryOp::Mul:
+      map_elements<T, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return times(x, y); }, "mul");
+      break;
+    case BinaryOp::Div:
+      if constexpr (std::is_integral_v<T>)
+        throw Error("ember: integer division must be promoted to floating point by the caller");
+      else
+        map_elements<T, T, T>(
+            out, {a, b}, [] __device__(T x, T y) { return x / y; }, "div");
+      break;
+  }
+}
+
+template <typename T>
+void compare_as(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  switch (op) {
+    case CompareOp::Eq:
+      map_elements<bool, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return x == y; }, "eq");
+      break;
+    case CompareOp::Ne:
+      map_elements<bool, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return x != y; }, "ne");
+      break;
+    case CompareOp::Lt:
+      map_elements<bool, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return x < y; }, "lt");
+      break;
+    case CompareOp::Le:
+      map_elements<bool, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return x <= y; }, "le");
+      break;
+    case CompareOp::Gt:
+      map_elements<bool, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return x > y; }, "gt");
+      break;
+    case CompareOp::Ge:
+      map_elements<bool, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return x >= y; }, "ge");
+      break;
+  }
+}
+
+template <typename T>
+void where_as(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
+  map_elements<T, bool, T, T>(
+      out, {condition, a, b}, [] __device__(bool c, T x, T y) { return c ? x : y; }, "where");
+}
+
+}  // namespace
+
+// (Extended __device__ lambdas cannot live inside the generic lambda a dtype visit takes, so each
+// kernel body is a function template and the visit only picks the instance.)
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  visit_compute_dtype(out.dtype(), [&](auto tag) { binary_as<decltype(tag)>(op, out, a, b, alpha); });
+}
+
+void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  visit_compute_dtype(a.dtype(), [&](auto tag) { compare_as<decltype(tag)>(op, out, a, b); });
+}
+
+void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
+  visit_device_dtype(out.dtype(), [&](auto tag) { where_as<decltype(tag)>(out, condition, a, b); });
+}
+
+namespace {
+
+template <typename T>
+__device__ T unary_floating(UnaryOp op, T x, double exponent) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Exp: return exp(x);
+    case UnaryOp::Log: return log(x);
+    case UnaryOp::Sqrt: return sqrt(x);
+    case UnaryOp::Relu: return x < T(0) ? T(0) : x;  // keeps NaN, as torch.relu
+    case UnaryOp::Sigmoid: return T(1) / (T(1) + exp(-x));
+    case UnaryOp::Tanh: return tanh(x);
+    case UnaryOp::Pow:
+      if (exponent == 2) return x * x;
+      if (exponent == 3) return x * x * x;
+      if (exponent == 0.5) return sqrt(x);
+      if (exponent == -1) return T(1) / x;
+      return pow(x, static_cast<T>(exponent));
+  }
+  return x;
+}
+
+}  // namespace
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
+  switch (in.dtype()) {
+    case DType::Float32:
+      map_elements<float, float>(
+          out, {in}, [=] __device__(float x) { return unary_floating(op, x, exponent); }, "unary");
+      return;
+    case DType::Float64:
+      map_elements<double, double>(
+          out, {in}, [=] __device__(double x) { return unary_floating(op, x, exponent); }, "unary");
+      return;
+    case DType::Int64:
+      if (op == UnaryOp::Neg) {
+        map_elements<int64_t, int64_t>(
+            out, {in}, [] __device__(int64_t x) { return minus(int64_t{0}, x); }, "neg");
+      } else if (op == UnaryOp::Relu) {
+        map_elements<int64_t, int64_t>(
+            out, {in}, [] __device__(int64_t x) { return x < 0 ? int64_t{0} : x; }, "relu");
+      } else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent)) {
+        map_elements<int64_t, int64_t>(
+            out, {in}, [=] __device__(int64_t x) { return convert<int64_t>(pow(static_cast<double>(x), exponent)); },
+            "pow");
+      } else {
+        throw Error("ember: this unary op needs a floating-point input");
+      }
+      return;
+    default: throw Error(str_cat("ember: unary kernels do not take ", scalar_type_name(in.dtype())));
+  }
+}
+
+}  // namespace ember::kernels::cuda

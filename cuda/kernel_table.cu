@@ -1,0 +1,23 @@
+// The CUDA kernel table: every entry of kernels/backend.h pointed at its cuda/ kernel.
+#include "kernels.h"
+#include "kernels/backend.h"
+
+namespace ember::kernels {
+
+void register_cuda_kernels(KernelTable& table) {
+  table.binary = cuda::binary;
+  table.compare = cuda::compare;
+  table.unary = cuda::unary;
+  table.where = cuda::where;
+  table.copy = cuda::copy;
+  table.fill = cuda::fill;
+  table.reduce_rows = cuda::reduce_rows;
+  table.scatter_rows = cuda::scatter_rows;
+  table.softmax_rows = cuda::softmax_rows;
+  table.layer_norm_rows = cuda::layer_norm_rows;
+  table.nll_loss_forward = cuda::nll_loss_forward;
+  table.nll_loss_backward = cuda::nll_loss_backward;
+  table.gemm = cuda::gemm;
+}
+
+}  // namespace ember::kernels
