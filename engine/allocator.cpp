@@ -55,6 +55,12 @@ struct Account {
   void remove(int64_t nbytes) { live.fetch_sub(nbytes, std::memory_order_relaxed); }
 };
 
+// A CUDA device's index, checked as PyTorch checks it (ember keeps figures for up to 16 devices).
+int cuda_index(Device device) {
+  EMBER_CHECK(device.index >= 0 && device.index < 16, "Invalid device index ", static_cast<int>(device.index));
+  return device.index;
+}
+
 Account& cpu_account() {
   static Account cpu;
   return cpu;
@@ -95,13 +101,13 @@ void free_bytes(Device device, void* data, int64_t nbytes) {
 }
 
 int64_t memory_allocated(Device device) {
-  return device.is_cpu() ? cpu_account().live.load() : cuda::memory_stats(device.index).allocated;
+  return device.is_cpu() ? cpu_account().live.load() : cuda::memory_stats(cuda_index(device)).allocated;
 }
 int64_t max_memory_allocated(Device device) {
-  return device.is_cpu() ? cpu_account().peak.load() : cuda::memory_stats(device.index).peak_allocated;
+  return device.is_cpu() ? cpu_account().peak.load() : cuda::memory_stats(cuda_index(device)).peak_allocated;
 }
 void reset_peak_memory_stats(Device device) {
-  if (!device.is_cpu()) return cuda::reset_peak_memory_stats(device.index);
+  if (!device.is_cpu()) return cuda::reset_peak_memory_stats(cuda_index(device));
   Account& a = cpu_account();
   a.peak.store(a.live.load());
 }

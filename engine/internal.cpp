@@ -132,4 +132,13 @@ void check_same_device(const Tensor& a, const Tensor& b) {
                       a.device().str(), " and ", b.device().str(), "!"));
 }
 
+void check_same_device(std::initializer_list<NamedArgument> arguments, const char* method) {
+  const Device common = arguments.begin()->tensor.device();
+  for (const NamedArgument& argument : arguments)
+    if (argument.tensor.defined() && argument.tensor.device() != common)
+      throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
+                          common.str(), " and ", argument.tensor.device().str(),
+                          "! (when checking argument for argument ", argument.name, " in method ", method, ")"));
+}
+
 }  // namespace ember::internal

@@ -1,6 +1,7 @@
 // Helpers the op implementations share and users do not need: fresh tensors and plain copies
 // for kernels' inputs and outputs (these record no autograd), and the argument checks many ops make.
 #pragma once
+#include <initializer_list>
 #include "ops.h"
 
 namespace ember::internal {
@@ -36,6 +37,15 @@ void check_no_internal_overlap(const Tensor& written);
 void check_no_partial_overlap(const Tensor& written, const Tensor& read);
 
 // "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+// (element-wise ops: PyTorch's TensorIterator form, where a 0-dim CPU tensor may join any device).
 void check_same_device(const Tensor& a, const Tensor& b);
+// The form of PyTorch's generated device guard (mm, addmm, bmm), checked before anything else: the
+// first argument's device is the common one, and the first argument elsewhere is named, "...
+// cuda:0 and cpu! (when checking argument for argument mat1 in method wrapper_addmm)".
+struct NamedArgument {
+  const char* name;
+  const Tensor& tensor;
+};
+void check_same_device(std::initializer_list<NamedArgument> arguments, const char* method);
 
 }  // namespace ember::internal

@@ -49,10 +49,10 @@ struct Mm : FunctionalOp {
   static constexpr const char* name = "aten::mm";
   static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
   static Tensor compute(const Tensor& a, const Tensor& b) {
+    internal::check_same_device({{"self", a}, {"mat2", b}}, "wrapper_mm");
     EMBER_CHECK(a.dim() == 2, "self must be a matrix");
     EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
     check_shapes_multiply(a, b);
-    internal::check_same_device(a, b);
     check_same_dtype(a, b);
     Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
     run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
@@ -67,13 +67,12 @@ struct Addmm : FunctionalOp {
   static constexpr const char* name = "aten::addmm";
   static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
   static Tensor compute(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta_, Scalar alpha_) {
+    internal::check_same_device({{"self", self}, {"mat1", mat1}, {"mat2", mat2}}, "wrapper_addmm");
     EMBER_CHECK(self.dtype() == mat2.dtype(), "self and mat2 must have the same dtype");
     EMBER_CHECK(mat1.dtype() == mat2.dtype(), "mat1 and mat2 must have the same dtype");
     EMBER_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
     EMBER_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
     check_shapes_multiply(mat1, mat2);
-    internal::check_same_device(mat1, mat2);
-    internal::check_same_device(self, mat1);
     const int64_t M = mat1.size(0), N = mat2.size(1);
     const double beta = beta_.to_double(), alpha = alpha_.to_double();
     Tensor addend = self.expand({M, N});  // PyTorch's expand error for a bad self
@@ -95,12 +94,12 @@ struct Bmm : FunctionalOp {
   static constexpr const char* name = "aten::bmm";
   static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
   static Tensor compute(const Tensor& a, const Tensor& b) {
+    internal::check_same_device({{"self", a}, {"mat2", b}}, "wrapper_bmm");
     EMBER_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
     EMBER_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
     EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
                 "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
                 "] but got: [", b.size(0), ", ", b.size(1), "].");
-    internal::check_same_device(a, b);
     check_same_dtype(a, b);
     Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
     run_gemm(out, a, b, 1, 0, {});

@@ -51,9 +51,18 @@ TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
   if (!gpu_present()) return;
   Tensor on_gpu = ones({2, 2}, Options(cuda_device(0)));
   Tensor on_cpu = ones({2, 2});
-  const char* message =
-      "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!";
-  CHECK_THROWS_WITH(on_gpu + on_cpu, message);
-  CHECK_THROWS_WITH(mm(on_gpu, on_cpu), message);
-  CHECK_THROWS_WITH(linear(on_gpu, on_cpu), message);
+  const std::string prefix = "Expected all tensors to be on the same device, but found at least two devices, ";
+  // Element-wise ops (TensorIterator): the short form.
+  CHECK_THROWS_WITH(on_gpu + on_cpu, prefix + "cuda:0 and cpu!");
+  // mm, addmm, bmm (the generated device guard): the argument and the wrapper are named.
+  CHECK_THROWS_WITH(mm(on_gpu, on_cpu), prefix + "cuda:0 and cpu! (when checking argument for argument mat2 in method "
+                                                 "wrapper_mm)");
+  // The chapter's case: a model moved to the GPU, its input left on the CPU. linear is
+  // addmm(bias, input, weight.t()): the bias sets the device, the input is mat1.
+  nn::Linear layer(2, 2);
+  layer.to(cuda_device(0));
+  CHECK_THROWS_WITH(layer(on_cpu), prefix + "cuda:0 and cpu! (when checking argument for argument mat1 in method "
+                                            "wrapper_addmm)");
+  CHECK_THROWS_WITH(bmm(on_gpu.unsqueeze(0), on_cpu.unsqueeze(0)),
+                    prefix + "cuda:0 and cpu! (when checking argument for argument mat2 in method wrapper_bmm)");
 }
