@@ -1,28 +1,14 @@
 // The CUDA side as far as this stage of ember goes: device memory through the counting allocator,
-// copies between devices, and PyTorch's device-mismatch error. Without a GPU each case says so
-// and passes without checking anything else.
+// copies between devices, and PyTorch's device-mismatch error. A case that needs a GPU where
+// there is none (or the reverse) is reported as skipped (tests/skip.h).
 #include <catch2/catch.hpp>
 
-#include "ember.h"
+#include "skip.h"
 
 using namespace ember;
 
-namespace {
-#ifdef EMBER_WITH_CUDA
-constexpr const char* kBuilt = "with";
-#else
-constexpr const char* kBuilt = "without";
-#endif
-
-bool gpu_present() {
-  if (cuda::is_available()) return true;
-  WARN("skipped: no CUDA GPU on this machine (ember built " << kBuilt << " CUDA)");
-  return false;
-}
-}  // namespace
-
 TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
-  if (cuda::is_available()) return;
+  if (skip::with_gpu()) return;
 #ifdef EMBER_WITH_CUDA
   CHECK_THROWS_WITH(zeros({2}, Options(cuda_device(0))), "No CUDA GPUs are available");
 #else
@@ -31,7 +17,7 @@ TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
 }
 
 TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu = cuda_device(0);
   const int64_t start = memory_allocated(gpu);
   Tensor host = arange(12.).reshape({3, 4});
@@ -46,7 +32,7 @@ TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[c
 }
 
 TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   Tensor on_gpu = ones({2, 2}, Options(cuda_device(0)));
   Tensor on_cpu = ones({2, 2});
   const char* message =
@@ -54,4 +40,19 @@ TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
   CHECK_THROWS_WITH(on_gpu + on_cpu, message);
   CHECK_THROWS_WITH(mm(on_gpu, on_cpu), message);
   CHECK_THROWS_WITH(linear(on_gpu, on_cpu), message);
+}
+
+TEST_CASE("an op whose CUDA kernel is not written yet names the missing kernel", "[cuda][errors]") {
+  if (skip::without_gpu()) return;
+  Tensor a = ones({2, 2}).to(cuda_device(0));
+  CHECK_THROWS_WITH(mm(a, a), "ember: 'gemm' has no CUDA kernel yet");
+}
+
+TEST_CASE("sampling into a non-contiguous CUDA tensor is refused: ember fills through a CPU copy", "[cuda][errors]") {
+  if (skip::without_gpu()) return;
+  Tensor on_gpu = zeros({4, 4}).to(cuda_device(0));
+  Tensor transposed = on_gpu.t();
+  CHECK_THROWS_WITH(uniform_(transposed), "ember samples a CUDA tensor on the CPU and copies the values over, "
+                                          "which needs a contiguous tensor");
+  CHECK(on_gpu.to(kCPU).sum().item<float>() == 0.0f);
 }
