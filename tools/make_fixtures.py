@@ -25,6 +25,7 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/nn_random.json error texts; nn.Linear initialisation, the chapter's sequence and
                                 an end-to-end MLP (layouts documented in tools/fixtures/random.py)
   tests/fixtures/autocast.json  the chapter's network under CPU bf16 autocast (tools/fixtures/autocast.py)
+  tests/fixtures/nn_modules.json nn modules as a user runs them (tools/fixtures/nn_modules.py)
   tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line, and its
                                 tables for a fixed event list (tools/fixtures/profiler.py)
 
@@ -61,7 +62,7 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import autocast, check, errors, mlp, ops_cases, printing, profiler, random  # noqa: E402
+from fixtures import autocast, check, errors, mlp, nn_modules, ops_cases, printing, profiler, random  # noqa: E402
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -83,6 +84,7 @@ def main():
         ("nn_random.json", random, random.build_nn()),
         ("profiler.json", profiler, profiler.build()),
         ("autocast.json", autocast, autocast.build()),
+        ("nn_modules.json", nn_modules, nn_modules.build()),
     ]
     print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))
     for fname, module, obj in outputs:
