@@ -6,6 +6,7 @@
 #include "allocator.h"
 
 #include <atomic>
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -78,7 +79,10 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   void* data = nullptr;
   if (device.is_cpu()) {
     data = aligned_cpu_alloc(nbytes);
-    EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: not enough memory: you tried to allocate ", nbytes, " bytes.");
+    // PyTorch's text without its "[enforce fail at alloc_cpu.cpp:75] err == 0. " prefix (c10's
+    // file and line); malloc fails only with ENOMEM.
+    EMBER_CHECK(data != nullptr, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
+                " bytes. Error code ", ENOMEM, " (", std::strerror(ENOMEM), ")");
     cpu_account().add(nbytes);
   } else {
     data = cuda::allocate(device.index, nbytes);  // counted by the device's caching allocator

@@ -172,7 +172,14 @@ struct CrossEntropy : CompositeOp {  // log_softmax over the class dim, then nll
   static constexpr const char* name = "aten::cross_entropy_loss";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;
   static Tensor compute(const Tensor& input, const Tensor& target, Reduction reduction, int64_t ignore_index) {
-    EMBER_CHECK(input.dim() >= 1, "cross_entropy: input must have at least one dimension");
+    if (input.dim() == 0) {
+      // PyTorch reads a target of the input's shape as class probabilities (which ember does not
+      // implement), and otherwise takes log_softmax over dim 1, out of range for a 0-dim input.
+      EMBER_CHECK(target.dim() != 0 || target.is_floating_point(),
+                  "Expected floating point type for target with class probabilities, got ",
+                  scalar_type_name(target.dtype()));
+      EMBER_CHECK(target.dim() != 0, "Dimension specified as 1 but tensor has no dimensions");
+    }
     return nll_loss(log_softmax(input, input.dim() == 1 ? 0 : 1), target, reduction, ignore_index);
   }
 };

@@ -36,6 +36,15 @@ void check_alpha(Scalar alpha, DType result) {
 
 // a (op) b into a fresh tensor of dtype `result`.
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
+  if ((result == kBFloat16 || result == kFloat16) && alpha.to_double() != 1) {
+    // PyTorch's 16-bit add and sub take alpha in the result's dtype. bfloat16 then computes
+    // a + alpha * b in float32 and rounds once; float16 (c10::Half arithmetic) rounds alpha * b
+    // to float16 first.
+    const Tensor alpha_in_dtype = internal::scalar(alpha, result);
+    if (result == kFloat16)
+      return compute_binary(op, a, compute_binary(BinaryOp::Mul, b, alpha_in_dtype, 1, result), 1, result);
+    alpha = alpha_in_dtype.item<double>();
+  }
   const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   const DType compute = internal::compute_dtype(result);
   Tensor out = internal::new_empty(shape, compute, a.device());
@@ -57,12 +66,14 @@ Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
   return compute_binary(op, a, b, alpha, result);
 }
 
-// `a (op) number`: the number becomes a 0-dim tensor of the compute dtype (a "wrapped number").
+// `a (op) number`: the number becomes a 0-dim tensor of the result dtype (a "wrapped number"), so
+// for a bfloat16 or float16 tensor it is rounded to that dtype before the op computes in float32,
+// as in PyTorch: bf16(x) * 0.1 is x * bf16(0.1) rounded once.
 DType scalar_result_dtype(BinaryOp op, const Tensor& a, Scalar b) {
   return binary_result_dtype(op, internal::result_type(a, b));
 }
 Tensor wrapped_number(BinaryOp op, const Tensor& a, Scalar b) {
-  return internal::scalar(b, internal::compute_dtype(scalar_result_dtype(op, a, b)));
+  return internal::scalar(b, scalar_result_dtype(op, a, b));
 }
 Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
   check_bool_subtraction(op, a.dtype(), b.kind());
@@ -100,7 +111,7 @@ void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar
 void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
   check_writable(self, Tensor());
   check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
-  Tensor number = internal::scalar(other, internal::compute_dtype(self.dtype()));
+  Tensor number = internal::scalar(other, self.dtype());  // a wrapped number, as in scalar_op
   const kernels::KernelTable& kernels = kernels::on(self.device());
   if (internal::compute_dtype(self.dtype()) == self.dtype())
     kernels.binary(op, self, self, internal::broadcast_to(number, self.sizes()), 1);

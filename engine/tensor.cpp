@@ -11,11 +11,11 @@
 namespace ember {
 
 int64_t Tensor::size(int64_t d) const {
-  EMBER_CHECK(dim() > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK(dim() > 0, "Dimension specified as ", d, " but tensor has no dimensions");
   return sizes()[wrap_dim(d, dim())];
 }
 int64_t Tensor::stride(int64_t d) const {
-  EMBER_CHECK(dim() > 0, "dimension specified as ", d, " but tensor has no dimensions");
+  EMBER_CHECK(dim() > 0, "Dimension specified as ", d, " but tensor has no dimensions");
   return strides()[wrap_dim(d, dim())];
 }
 

@@ -92,7 +92,9 @@ Tensor make(const json& spec, bool requires_grad, Tensor* base_out, Device devic
   return t;
 }
 
-std::string compare(const Tensor& actual, const json& expected, double atol_scale) {
+namespace {
+
+std::string compare_within(const Tensor& actual, const json& expected, bool exact, double factor = 1) {
   std::ostringstream why;
   const Dims shape = dims(expected["shape"]);
   const DType dtype = parse_dtype(expected["dtype"]);
@@ -106,21 +108,32 @@ std::string compare(const Tensor& actual, const json& expected, double atol_scal
   }
   const std::vector<double> got = actual.to_vector<double>();
   double rtol = 0, atol = 0;
-  if (dtype == kFloat32) rtol = 1e-5, atol = 1e-6;
-  if (dtype == kFloat64) rtol = 1e-12, atol = 1e-12;
-  if (dtype == kBFloat16) rtol = 8e-3, atol = 1e-5;
-  if (dtype == kFloat16) rtol = 1e-3, atol = 1e-5;
-  atol *= atol_scale;
+  if (!exact && dtype == kFloat32) rtol = 1e-5, atol = 1e-6;
+  if (!exact && dtype == kFloat64) rtol = 1e-12, atol = 1e-12;
+  if (!exact && dtype == kBFloat16) rtol = 8e-3, atol = 1e-5;
+  if (!exact && dtype == kFloat16) rtol = 1e-3, atol = 1e-5;
+  rtol *= factor;
+  atol *= factor;
   for (size_t i = 0; i < got.size(); ++i) {
     const double want = number(expected["data"][i]);
     if (std::isnan(want) && std::isnan(got[i])) continue;
-    if (got[i] == want) continue;
-    if (std::fabs(got[i] - want) <= atol + rtol * std::fabs(want)) continue;
+    if (got[i] == want && (!exact || std::signbit(got[i]) == std::signbit(want))) continue;
+    if (!exact && std::fabs(got[i] - want) <= atol + rtol * std::fabs(want)) continue;
     why.precision(17);
     why << "element " << i << ": " << got[i] << " != expected " << want;
     return why.str();
   }
   return "";
+}
+
+}  // namespace
+
+std::string compare(const Tensor& actual, const json& expected) { return compare_within(actual, expected, false); }
+
+std::string compare_exact(const Tensor& actual, const json& expected) { return compare_within(actual, expected, true); }
+
+std::string compare_loosely(const Tensor& actual, const json& expected, double factor) {
+  return compare_within(actual, expected, false, factor);
 }
 
 std::string torch_error(const std::string& name) {

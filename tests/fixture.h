@@ -24,10 +24,16 @@ ember::Tensor make_base(const json& spec);
 ember::DType parse_dtype(const std::string& name);
 
 // Compares `actual` with an expected spec: same shape and dtype, values within tolerance
-// (float32: rtol 1e-5, atol 1e-6 * scale; float64: 1e-12; exact for integers and bool; NaN
-// matches NaN). `scale` widens atol for gradients that are sums with cancellation.
+// (float32: rtol 1e-5, atol 1e-6; float64: rtol and atol 1e-12; bfloat16: rtol 8e-3; float16:
+// rtol 1e-3; exact for integers and bool; NaN matches NaN).
 // Returns an empty string when they match, else a description of the first difference.
-std::string compare(const ember::Tensor& actual, const json& expected, double atol_scale = 1.0);
+std::string compare(const ember::Tensor& actual, const json& expected);
+// The same with no tolerance: every value is PyTorch's, zeros with their sign (NaN matches NaN).
+// For results PyTorch rounds once from an exact or float32 value, which ember must round alike.
+std::string compare_exact(const ember::Tensor& actual, const json& expected);
+// The same with both tolerances multiplied by `factor`: for results computed in another order
+// (the GPU's reductions and products), never to hide a wrong answer on the CPU.
+std::string compare_loosely(const ember::Tensor& actual, const json& expected, double factor);
 
 // The message PyTorch gave for the named case in errors.json.
 std::string torch_error(const std::string& name);

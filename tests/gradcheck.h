@@ -11,4 +11,4 @@
 
 // Returns "" when every analytical gradient matches, else the first mismatch.
 std::string gradcheck(const std::function<ember::Tensor(const std::vector<ember::Tensor>&)>& f,
-                      std::vector<ember::Tensor> inputs, double eps = 1e-6, double atol = 1e-5, double rtol = 1e-3);
+                      std::vector<ember::Tensor> inputs, double eps = 1e-6, double atol = 1e-8, double rtol = 1e-6);

@@ -246,6 +246,7 @@ TEST_CASE("a 2-layer MLP's loss, gradients and SGD steps match PyTorch", "[autog
 
   const fixture::json& run = f["sgd_momentum"];
   optim::SGD sgd({w1, b1, w2, b2}, {.lr = run["lr"], .momentum = run["momentum"], .weight_decay = run["weight_decay"]});
+  REQUIRE(run["steps"].size() == 2);
   for (const fixture::json& step : run["steps"]) {
     sgd.zero_grad();
     Tensor step_loss = forward();
@@ -267,11 +268,14 @@ TEST_CASE("plain SGD (no momentum, no weight decay) takes PyTorch's step", "[aut
   Tensor w2 = fixture::make(f["W2"], true), b2 = fixture::make(f["b2"], true);
   const fixture::json& run = f["sgd_plain"];
   optim::SGD sgd({w1, b1, w2, b2}, {.lr = run["lr"]});
+  REQUIRE(run["steps"].size() == 1);
   for (const fixture::json& step : run["steps"]) {
     sgd.zero_grad();
     mse_loss(linear(relu(linear(x, w1, b1)), w2, b2), target).backward();
     sgd.step();
     CHECK(fixture::compare(w1, step["params"]["W1"]) == "");
+    CHECK(fixture::compare(b1, step["params"]["b1"]) == "");
+    CHECK(fixture::compare(w2, step["params"]["W2"]) == "");
     CHECK(fixture::compare(b2, step["params"]["b2"]) == "");
   }
 }

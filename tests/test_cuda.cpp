@@ -1,28 +1,14 @@
 // The CUDA side's plumbing: device memory through the caching allocator, copies between devices,
-// and PyTorch's device-mismatch error (every op on the GPU: test_cuda_ops.cpp). Without a GPU
-// each case says so and checks nothing else.
+// and PyTorch's device-mismatch errors (every op on the GPU: test_cuda_ops.cpp). A case that
+// needs a GPU where there is none (or the reverse) is reported as skipped (tests/skip.h).
 #include <catch2/catch.hpp>
 
-#include "ember.h"
+#include "skip.h"
 
 using namespace ember;
 
-namespace {
-#ifdef EMBER_WITH_CUDA
-constexpr const char* kBuilt = "with";
-#else
-constexpr const char* kBuilt = "without";
-#endif
-
-bool gpu_present() {
-  if (cuda::is_available()) return true;
-  WARN("skipped: no CUDA GPU on this machine (ember built " << kBuilt << " CUDA)");
-  return false;
-}
-}  // namespace
-
 TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
-  if (cuda::is_available()) return;
+  if (skip::with_gpu()) return;
 #ifdef EMBER_WITH_CUDA
   // PyTorch's text, then the CUDA runtime's own reason.
   CHECK_THROWS_WITH(zeros({2}, Options(cuda_device(0))),
@@ -33,7 +19,7 @@ TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
 }
 
 TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu = cuda_device(0);
   const int64_t start = memory_allocated(gpu);
   Tensor host = arange(12.).reshape({3, 4});
@@ -48,7 +34,7 @@ TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[c
 }
 
 TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   Tensor on_gpu = ones({2, 2}, Options(cuda_device(0)));
   Tensor on_cpu = ones({2, 2});
   const std::string prefix = "Expected all tensors to be on the same device, but found at least two devices, ";
@@ -65,4 +51,13 @@ TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
                                             "wrapper_addmm)");
   CHECK_THROWS_WITH(bmm(on_gpu.unsqueeze(0), on_cpu.unsqueeze(0)),
                     prefix + "cuda:0 and cpu! (when checking argument for argument mat2 in method wrapper_bmm)");
+}
+
+TEST_CASE("sampling into a non-contiguous CUDA tensor is refused: ember fills through a CPU copy", "[cuda][errors]") {
+  if (skip::without_gpu()) return;
+  Tensor on_gpu = zeros({4, 4}).to(cuda_device(0));
+  Tensor transposed = on_gpu.t();
+  CHECK_THROWS_WITH(uniform_(transposed), "ember samples a CUDA tensor on the CPU and copies the values over, "
+                                          "which needs a contiguous tensor");
+  CHECK(on_gpu.to(kCPU).sum().item<float>() == 0.0f);
 }

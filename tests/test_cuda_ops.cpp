@@ -2,38 +2,22 @@
 // (tests/fixtures/ops.json): the inputs are built on cuda:0 with the same views (transposed,
 // sliced, expanded, permuted), run through the same op runner, and compared on the host. The
 // tolerance is ten times the CPU's: the GPU sums in another order and its exp/log differ by an ulp.
-// Without a GPU each case says so and checks nothing.
+// Without a GPU each case is reported as skipped (tests/skip.h).
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "fixture.h"
 #include "op_runner.h"
+#include "skip.h"
 
 using namespace ember;
 using fixture::json;
 
-namespace {
-
-constexpr double kGpuTolerance = 10;
-
-bool gpu_present() {
-  if (cuda::is_available()) return true;
-  WARN("skipped: no CUDA GPU on this machine");
-  return false;
-}
-
-double magnitude(const json& spec) {
-  double m = 1.0;
-  for (const json& v : spec["data"])
-    if (v.is_number()) m = std::max(m, std::fabs(v.get<double>()));
-  return m;
-}
-
-}  // namespace
+constexpr double kGpuTolerance = 10;  // times the CPU's rtol and atol (fixture.h)
 
 TEST_CASE("every op's output on the GPU matches PyTorch, contiguous and strided", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   int checked = 0;
   for (const json& c : fixture::load("ops.json")["cases"]) {
@@ -45,7 +29,7 @@ TEST_CASE("every op's output on the GPU matches PyTorch, contiguous and strided"
     for (size_t i = 0; i < outputs.size(); ++i) {
       CHECK(outputs[i].device() == gpu);
       const json& want = expected.is_array() ? expected[i] : expected;
-      CHECK(fixture::compare(outputs[i].to(kCPU), want, kGpuTolerance * magnitude(want)) == "");
+      CHECK(fixture::compare_loosely(outputs[i].to(kCPU), want, kGpuTolerance) == "");
     }
     ++checked;
   }
@@ -53,7 +37,7 @@ TEST_CASE("every op's output on the GPU matches PyTorch, contiguous and strided"
 }
 
 TEST_CASE("every differentiable op's gradients on the GPU match PyTorch", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   int checked = 0;
   for (const json& c : fixture::load("ops.json")["cases"]) {
@@ -74,7 +58,7 @@ TEST_CASE("every differentiable op's gradients on the GPU match PyTorch", "[cuda
       INFO("gradient of input " << i);
       REQUIRE(bases[i].grad().defined());
       CHECK(bases[i].grad().device() == gpu);
-      CHECK(fixture::compare(bases[i].grad().to(kCPU), expected, kGpuTolerance * magnitude(expected)) == "");
+      CHECK(fixture::compare_loosely(bases[i].grad().to(kCPU), expected, kGpuTolerance) == "");
     }
     ++checked;
   }
@@ -82,7 +66,7 @@ TEST_CASE("every differentiable op's gradients on the GPU match PyTorch", "[cuda
 }
 
 TEST_CASE("a training step on the GPU matches the same step on the CPU", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   auto train = [](Device device) {
     manual_seed(0);
@@ -108,7 +92,7 @@ TEST_CASE("a training step on the GPU matches the same step on the CPU", "[cuda]
 }
 
 TEST_CASE("the GPU counts memory as torch.cuda does: 512-byte blocks, cached after free", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   const int64_t start = memory_allocated(gpu);
   {
@@ -126,7 +110,7 @@ TEST_CASE("the GPU counts memory as torch.cuda does: 512-byte blocks, cached aft
 }
 
 TEST_CASE("float32 GPU products run without TF32 unless it is allowed", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   REQUIRE_FALSE(cuda::matmul_allow_tf32());
   // 1 + 2^-12 survives float32 but not TF32's 10-bit mantissa.
@@ -139,7 +123,7 @@ TEST_CASE("float32 GPU products run without TF32 unless it is allowed", "[cuda]"
 }
 
 TEST_CASE("bf16 and fp16 GPU products accumulate in float32", "[cuda]") {
-  if (!gpu_present()) return;
+  if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   for (DType low : {kBFloat16, kFloat16}) {
     const Tensor a = ones({1, 4096}, Options(low)).to(gpu), b = ones({4096, 1}, Options(low)).to(gpu);

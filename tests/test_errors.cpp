@@ -100,7 +100,18 @@ TEST_CASE("creation errors", "[errors]") {
   CHECK_THROWS_WITH(arange(0, 1, 0), "step must be nonzero");
   CHECK_THROWS_WITH(arange(0, 5, -1), "upper bound and larger bound inconsistent with step sign");
   CHECK_THROWS_WITH(Dims({1, 1, 1, 1, 1, 1, 1, 1, 1}), "ember supports tensors of at most 8 dimensions, got 9");
-  CHECK_THROWS_WITH(Device("gpu"), "Expected one of cpu, cuda device type at start of device string: gpu");
+}
+
+TEST_CASE("an unknown device type lists the types ember has, in PyTorch's sentence", "[errors]") {
+  // A documented deviation: PyTorch 1.13 lists its nineteen device types, ember its two.
+  const std::string torch_text = torch_error("device_unknown_type");
+  const std::string torch_list = "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, xla, lazy, "
+                                 "vulkan, mps, meta, hpu, privateuseone";
+  REQUIRE(torch_text.find(torch_list) != std::string::npos);
+  std::string ember_text = torch_text;
+  ember_text.replace(torch_text.find(torch_list), torch_list.size(), "cpu, cuda");
+  CHECK(ember_text == "Expected one of cpu, cuda device type at start of device string: gpu");
+  CHECK_THROWS_WITH(Device("gpu"), ember_text);
 }
 
 TEST_CASE("joining errors", "[errors]") {
@@ -132,8 +143,8 @@ TEST_CASE("loss and reduction errors", "[errors]") {
 
 TEST_CASE("type errors of element-wise ops", "[errors]") {
   Tensor flags = from_vector(std::vector<bool>{true, false}, {2});
-  CHECK_THROWS_WITH(flags - flags, "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                                   "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  CHECK_THROWS_WITH(flags - r({2}), torch_error("sub_bool_float"));
+  CHECK_THROWS_WITH(r({2}) - flags, torch_error("sub_bool_float"));
   Tensor counts = r({2}, kInt64);
   CHECK_THROWS_WITH(counts += 0.5, "result type Float can't be cast to the desired output type Long");
   CHECK_THROWS_WITH(r({2}).data_ptr<double>(), "expected scalar type Double but found Float");
@@ -155,7 +166,8 @@ TEST_CASE("in-place writes that overlap themselves are refused, as in PyTorch", 
 }
 
 TEST_CASE("size and overflow errors", "[errors]") {
-  CHECK_THROWS_WITH(r({}).size(0), "dimension specified as 0 but tensor has no dimensions");
+  CHECK_THROWS_WITH(r({}).size(0), torch_error("size_of_0dim"));
+  CHECK_THROWS_WITH(r({}).stride(0), torch_error("size_of_0dim"));
   CHECK_THROWS_WITH(zeros({int64_t{1} << 62}), "Storage size calculation overflowed with sizes=[4611686018427387904]");
   CHECK_THROWS_WITH(add(r({2}, kInt64), r({2}, kInt64), 0.5),
                     "For integral input tensors, argument alpha must not be a floating point number.");
@@ -198,6 +210,7 @@ TEST_CASE("factory and product errors of the less common kind", "[errors]") {
   CHECK_THROWS_WITH(addmm(r({2, 2}), r({2}), r({2, 2})), "mat1 must be a matrix, got 1-D tensor");
   CHECK_THROWS_WITH(addmm(r({2, 2}), r({2, 2}), r({2})), "mat2 must be a matrix, got 1-D tensor");
   CHECK_THROWS_WITH(bmm(r({2, 2, 2}), r({2, 2})), "batch2 must be a 3D tensor");
+  CHECK_THROWS_WITH(mm(r({2, 3}, kBool), r({3, 2}, kBool)), torch_error("mm_bool"));
   CHECK_THROWS_WITH(matmul(r({2}), r({2}, kFloat64)), "dot : expected both vectors to have same dtype, but found Float "
                                                       "and Double");
   CHECK_THROWS_WITH(argmax(r({0})), "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
@@ -205,15 +218,32 @@ TEST_CASE("factory and product errors of the less common kind", "[errors]") {
                     "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
                     "mask, use the `~` or `logical_not()` operator instead.");
   CHECK_THROWS_WITH(memory_allocated(cuda_device(20)), "Invalid device index 20");
-  CHECK_THROWS_WITH(zeros({int64_t{1} << 48}), "DefaultCPUAllocator: not enough memory: you tried to allocate "
-                                               "1125899906842624 bytes.");
+}
+
+TEST_CASE("an impossible CPU allocation gets the allocator's text, without c10's source location", "[errors]") {
+  // A documented deviation: PyTorch's text starts with "[enforce fail at alloc_cpu.cpp:75] err == 0. ",
+  // the file and line of c10's check, which ember (not c10) leaves out.
+  const std::string torch_text = torch_error("cpu_allocation_too_large");
+  const std::string location = "[enforce fail at alloc_cpu.cpp:75] err == 0. ";
+  REQUIRE(torch_text.rfind(location, 0) == 0);
+  CHECK_THROWS_WITH(zeros({int64_t{1} << 48}), torch_text.substr(location.size()));
 }
 
 TEST_CASE("loss and normalisation errors of the less common kind", "[errors]") {
   CHECK_THROWS_WITH(nll_loss(r({2, 3}), zeros({2, 1}, kInt64)),
                     "0D or 1D target tensor expected, multi-target not supported");
   CHECK_THROWS_WITH(nll_loss(r({2, 3, 4}), zeros({2}, kInt64)), "input tensor should be 1D or 2D");
-  CHECK_THROWS_WITH(cross_entropy(r({}), zeros({}, kInt64)), "cross_entropy: input must have at least one dimension");
+  CHECK_THROWS_WITH(layer_norm(r({2, 4}), {4}, ones({3})), torch_error("layer_norm_weight_shape"));
+  CHECK_THROWS_WITH(layer_norm(r({2, 4}), {4}, Tensor(), ones({3})), torch_error("layer_norm_bias_shape"));
+  CHECK_THROWS_WITH(layer_norm(r({2, 4}, kInt64), {4}), torch_error("layer_norm_int64"));
+  CHECK_THROWS_WITH(nll_loss(r({2, 3}, kInt64), zeros({2}, kInt64)), torch_error("nll_loss_int64"));
+}
+
+TEST_CASE("cross_entropy of a 0-dim input fails as PyTorch's does, by the target's shape", "[errors]") {
+  // A target of the input's shape would be class probabilities; any other takes log_softmax over dim 1.
+  CHECK_THROWS_WITH(cross_entropy(r({}), zeros({}, kInt64)), torch_error("cross_entropy_0dim_input_0dim_long_target"));
+  CHECK_THROWS_WITH(cross_entropy(r({}), zeros({})), torch_error("cross_entropy_0dim_input_0dim_float_target"));
+  CHECK_THROWS_WITH(cross_entropy(r({}), zeros({1}, kInt64)), torch_error("cross_entropy_0dim_input_1d_target"));
   CHECK_THROWS_WITH(layer_norm(r({2, 3}), {}), "Expected normalized_shape to be at least 1-dimensional, i.e., "
                                                "containing at least one element, but got normalized_shape = []");
 }

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "ember.h"
+#include "fixture.h"
 
 using namespace ember;
 
@@ -22,6 +23,17 @@ struct LeakyModel : nn::Module {
     hidden.push_back(std::make_shared<nn::Linear>(4, 4));
   }
   Tensor forward(const Tensor& x) override { return head->forward(hidden[0]->forward(x) * scale); }
+};
+
+// A user's module that looks its parameter and buffer up by name, once misspelled.
+struct Scale : nn::Module {
+  Scale() {
+    register_parameter("factor", ones({1}));
+    register_buffer("calls", zeros({1}));
+  }
+  Tensor forward(const Tensor& x) override { return x * parameter("factor"); }
+  Tensor& misspelled_parameter() { return parameter("facter"); }
+  Tensor& misspelled_buffer() { return buffer("cals"); }
 };
 
 }  // namespace
@@ -114,11 +126,39 @@ TEST_CASE("Linear's weight is [out, in] and its forward is addmm for 2-d input",
   CHECK_THROWS_WITH(lin(ones({4, 8})), "mat1 and mat2 shapes cannot be multiplied (4x8 and 5x3)");
 }
 
-TEST_CASE("LayerNorm and ModuleList", "[nn]") {
-  nn::LayerNorm norm({4});
-  Tensor y = norm(arange(8.).reshape({2, 4}));
-  CHECK(allclose(y.mean({1}), zeros({2}), 1e-5, 1e-6));
+TEST_CASE("a misspelled parameter or buffer name is an error naming it", "[nn][errors]") {
+  // ember's own text: PyTorch's nearest, Module.get_parameter, names the module's Python class.
+  Scale scale;
+  CHECK(scale(full({2}, 3.0)).tolist_str() == "[3.0, 3.0]");
+  CHECK_THROWS_WITH(scale.misspelled_parameter(), "no parameter named facter");
+  CHECK_THROWS_WITH(scale.misspelled_buffer(), "no buffer named cals");
+}
+
+TEST_CASE("LayerNorm's output and gradients match PyTorch's nn.LayerNorm", "[nn]") {
+  const fixture::json& f = fixture::load("nn_modules.json")["layer_norm"];
+  nn::LayerNorm norm(Dims{3, 4}, f["eps"].get<double>());
   CHECK(norm.parameters().size() == 2);
+  {
+    NoGradGuard no_grad;
+    norm.weight().copy_(fixture::make(f["weight"]));
+    norm.bias().copy_(fixture::make(f["bias"]));
+  }
+  Tensor x = fixture::make(f["x"], /*requires_grad=*/true);
+  Tensor out = norm(x);
+  CHECK(out.grad_fn()->name() == "NativeLayerNormBackward0");
+  CHECK(fixture::compare(out, f["out"]) == "");
+  (out * fixture::make(f["grad_output"])).sum().backward();
+  CHECK(fixture::compare(x.grad(), f["grads"]["x"]) == "");
+  CHECK(fixture::compare(norm.weight().grad(), f["grads"]["weight"]) == "");
+  CHECK(fixture::compare(norm.bias().grad(), f["grads"]["bias"]) == "");
+
+  const fixture::json& plain_case = fixture::load("nn_modules.json")["layer_norm_no_affine"];
+  nn::LayerNorm plain(Dims{4}, 1e-5, /*elementwise_affine=*/false);
+  CHECK_FALSE(plain.weight().defined());
+  CHECK(fixture::compare(plain(fixture::make(plain_case["x"])), plain_case["out"]) == "");
+}
+
+TEST_CASE("ModuleList registers its modules but has no forward", "[nn]") {
   nn::ModuleList list;
   list.push_back(std::make_shared<nn::Linear>(2, 2));
   list.push_back(std::make_shared<nn::Linear>(2, 2));

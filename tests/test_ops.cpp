@@ -1,9 +1,11 @@
 // Every op against PyTorch: tests/fixtures/ops.json holds inputs (contiguous, transposed, sliced,
 // expanded, permuted, broadcast), PyTorch's outputs and PyTorch's gradients for a fixed upstream
-// gradient. Each case is built here with ember's own view ops, run, and compared.
+// gradient. Each case is built here with ember's own view ops, run, and compared; a case that
+// fails or throws is reported and the loop goes on, so one run shows every mismatch.
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <set>
 
 #include "fixture.h"
 #include "op_runner.h"
@@ -13,56 +15,107 @@ using fixture::json;
 
 namespace {
 
-// Largest |value| of a spec's data: gradients that are sums with cancellation are compared
-// with an absolute tolerance scaled by the tensor's magnitude (a wider atol only where PyTorch's own value is large).
-double magnitude(const json& spec) {
-  double m = 1.0;
-  for (const json& v : spec["data"])
-    if (v.is_number()) m = std::max(m, std::fabs(v.get<double>()));
-  return m;
+constexpr size_t kCases = 494;               // every case of ops.json
+constexpr size_t kCasesWithGradients = 425;  // those with a floating output and a floating input
+
+const json& cases() {
+  const json& all = fixture::load("ops.json")["cases"];
+  REQUIRE(all.size() == kCases);
+  return all;
+}
+
+// A bfloat16/float16 result of an element-wise op or a conversion is PyTorch's float32 value
+// rounded once, so ember's must be the same bits. Reductions and products accumulate in an order
+// of their own, and PyTorch's 16-bit add/sub kernels round alpha * b before adding: those keep
+// the dtype's tolerance.
+std::string compare_output(const json& c, const Tensor& actual, const json& expected) {
+  static const std::set<std::string> accumulating = {"sum",         "mean",       "mm",       "addmm",
+                                                     "bmm",         "matmul",     "linear",   "softmax",
+                                                     "log_softmax", "layer_norm", "mse_loss", "cross_entropy"};
+  const std::string dtype = expected["dtype"];
+  const bool rounded_once =
+      (dtype == "bfloat16" || dtype == "float16") && !accumulating.count(c["op"]) && !c["args"].contains("alpha");
+  return rounded_once ? fixture::compare_exact(actual, expected) : fixture::compare(actual, expected);
+}
+
+// Known divergences, each with its cause. ember's backward formulas are compositions of ops that
+// each round to the 16-bit dtype, in another order than PyTorch's backward kernels
+// (sigmoid_backward, tanh_backward, div's -grad * a / b^2), so these gradients are 2 to 4 ulps
+// from PyTorch's. The test checks they still differ (fix one: take it off the list) and stay
+// within 4 ulps of the dtype.
+const std::set<std::string> kGradientsOffByUlps = {"sigmoid_lowp_bf16", "tanh_lowp_bf16", "div_lowp_bf16",
+                                                   "div_lowp_f16"};
+
+// Whether every element of a bfloat16/float16 tensor is within `ulps` units in the last place
+// (of the expected value's binade) of PyTorch's.
+bool within_ulps(const Tensor& actual, const json& expected, int ulps) {
+  const int mantissa_bits = actual.dtype() == kBFloat16 ? 7 : 10;
+  const std::vector<double> got = actual.to_vector<double>();
+  const std::vector<double> want = fixture::make(expected).to_vector<double>();
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double ulp = std::ldexp(1.0, std::ilogb(std::max(std::fabs(want[i]), 0x1p-14)) - mantissa_bits);
+    if (std::fabs(got[i] - want[i]) > ulps * ulp) return false;
+  }
+  return got.size() == want.size();
 }
 
 }  // namespace
 
 TEST_CASE("every op's output matches PyTorch, contiguous and strided", "[ops]") {
-  int checked = 0;
-  for (const json& c : fixture::load("ops.json")["cases"]) {
+  size_t checked = 0;
+  for (const json& c : cases()) {
+    const std::string op = c["op"];
     INFO("case " << c["name"].get<std::string>());
-    std::vector<Tensor> inputs;
-    for (const json& spec : c["inputs"]) inputs.push_back(fixture::make(spec));
-    std::vector<Tensor> outputs = fixture::run_op(c["op"], inputs, c["args"]);
-    if (c["output"].is_array()) {
-      for (size_t i = 0; i < outputs.size(); ++i) CHECK(fixture::compare(outputs[i], c["output"][i]) == "");
-    } else {
-      CHECK(fixture::compare(outputs[0], c["output"]) == "");
+    try {
+      std::vector<Tensor> inputs;
+      for (const json& spec : c["inputs"]) inputs.push_back(fixture::make(spec));
+      const std::vector<Tensor> outputs = fixture::run_op(op, inputs, c["args"]);
+      const bool several = c["output"].is_array();
+      CHECK(outputs.size() == (several ? c["output"].size() : 1));
+      for (size_t i = 0; i < outputs.size(); ++i)
+        CHECK(compare_output(c, outputs[i], several ? c["output"][i] : c["output"]) == "");
+      ++checked;
+    } catch (const std::exception& e) {
+      FAIL_CHECK("threw: " << e.what());
     }
-    ++checked;
   }
-  CHECK(checked > 400);
+  CHECK(checked == kCases);
 }
 
 TEST_CASE("every differentiable op's gradients match PyTorch, through views to the base", "[ops][autograd]") {
-  int checked = 0;
-  for (const json& c : fixture::load("ops.json")["cases"]) {
+  size_t checked = 0;
+  for (const json& c : cases()) {
     if (!c.contains("grads")) continue;
     INFO("case " << c["name"].get<std::string>());
-    std::vector<Tensor> inputs, bases;
-    for (const json& spec : c["inputs"]) {
-      Tensor base;
-      inputs.push_back(fixture::make(spec, /*requires_grad=*/true, &base));
-      bases.push_back(base);
+    try {
+      std::vector<Tensor> inputs, bases;
+      for (const json& spec : c["inputs"]) {
+        Tensor base;
+        inputs.push_back(fixture::make(spec, /*requires_grad=*/true, &base));
+        bases.push_back(base);
+      }
+      Tensor out = fixture::run_op(c["op"], inputs, c["args"])[0];
+      CHECK(out.requires_grad());
+      if (!out.requires_grad()) continue;
+      out.backward(fixture::make(c["grad_output"]));
+      const bool off_by_ulps = kGradientsOffByUlps.count(c["name"]) == 1;
+      bool all_match = true;
+      for (size_t i = 0; i < bases.size(); ++i) {
+        const json& expected = c["grads"][i];
+        if (expected.is_null()) continue;
+        INFO("gradient of input " << i);
+        CHECK(bases[i].grad().defined());
+        if (!bases[i].grad().defined()) continue;
+        const std::string difference = fixture::compare(bases[i].grad(), expected);
+        all_match = all_match && difference.empty();
+        if (!off_by_ulps) CHECK(difference == "");
+        else CHECK(within_ulps(bases[i].grad(), expected, 4));
+      }
+      if (off_by_ulps) CHECK_FALSE(all_match);
+      ++checked;
+    } catch (const std::exception& e) {
+      FAIL_CHECK("threw: " << e.what());
     }
-    Tensor out = fixture::run_op(c["op"], inputs, c["args"])[0];
-    REQUIRE(out.requires_grad());
-    out.backward(fixture::make(c["grad_output"]));
-    for (size_t i = 0; i < bases.size(); ++i) {
-      const json& expected = c["grads"][i];
-      if (expected.is_null()) continue;
-      INFO("gradient of input " << i);
-      REQUIRE(bases[i].grad().defined());
-      CHECK(fixture::compare(bases[i].grad(), expected, magnitude(expected)) == "");
-    }
-    ++checked;
   }
-  CHECK(checked > 300);
+  CHECK(checked == kCasesWithGradients);
 }

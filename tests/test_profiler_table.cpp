@@ -33,6 +33,8 @@ EventList fixture_events(const fixture::json& events, const profiler::ProfilerOp
 
 TEST_CASE("table() prints PyTorch's layout: columns, widths, units, sorting, row_limit and footer", "[profiler]") {
   const fixture::json& profile = fixture::load("profiler.json");
+  REQUIRE(profile["tables"].size() == 8);
+  REQUIRE(profile["table_events"].size() == 16);
   for (const fixture::json& c : profile["tables"]) {
     const profiler::ProfilerOptions options{.profile_memory = c["profile_memory"], .with_flops = c["with_flops"]};
     const std::string sort_by = c["sort_by"].is_null() ? "" : c["sort_by"].get<std::string>();

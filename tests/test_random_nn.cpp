@@ -36,7 +36,19 @@ void check_summary(const Tensor& t, const json& summary) {
   double max_abs = 0;
   for (double v : values) max_abs = std::max(max_abs, std::fabs(v));
   CHECK(close(max_abs, summary["max_abs"], atol + rtol * summary["max_abs"].get<double>()));
+  // Every element, through two float64 digests. ember's and PyTorch's float32 products differ by
+  // a few ulps per element in both directions, which moves a digest by about 1e-8 of sum|x|;
+  // 1e-6 of it leaves room for that and still notices one element off by a tenth of a typical one.
+  double abs_sum = 0, weighted_sum = 0;
+  for (size_t k = 0; k < values.size(); ++k) {
+    abs_sum += std::fabs(values[k]);
+    weighted_sum += values[k] * std::cos(0.1 * static_cast<double>(k));
+  }
+  const double digest_tolerance = 1e-6 * abs_sum;
+  CHECK(close(abs_sum, summary["abs_sum"], digest_tolerance));
+  CHECK(close(weighted_sum, summary["weighted_sum"], digest_tolerance));
   if (t.dim() == 1) {
+    REQUIRE(summary["values"].size() == values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       INFO("element " << i);
       const double expected = summary["values"][i];
@@ -45,6 +57,9 @@ void check_summary(const Tensor& t, const json& summary) {
     return;
   }
   const int64_t rows = t.size(0), columns = t.size(1);
+  REQUIRE(summary["samples"].size() == 50);
+  REQUIRE(summary["row_sums"].size() == static_cast<size_t>(rows));
+  REQUIRE(summary["column_sums"].size() == static_cast<size_t>(columns));
   for (const json& sample : summary["samples"]) {
     const int64_t i = sample[0][0], j = sample[0][1];
     INFO("element [" << i << ", " << j << "]");

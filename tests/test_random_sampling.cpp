@@ -13,6 +13,7 @@
 #include "ember.h"
 #include "fixture.h"
 #include "random_bits.h"
+#include "skip.h"
 
 using namespace ember;
 using namespace random_bits;
@@ -61,6 +62,7 @@ int check_cases_starting_with(const std::string& prefix) {
     if (name.rfind(prefix, 0) != 0) continue;
     INFO(name);
     const std::vector<Tensor> outputs = run_case(c);
+    CHECK(outputs.size() == c["outputs"].size());
     for (size_t i = 0; i < outputs.size(); ++i) CHECK(bit_difference(outputs[i], c["outputs"][i]) == "");
     ++checked;
   }
@@ -192,6 +194,7 @@ TEST_CASE("randn and rand in bfloat16 and float16 follow PyTorch's rounding rule
 }
 
 TEST_CASE("Large randn and rand draws hash to PyTorch's bytes", "[random]") {
+  REQUIRE(fixture::load("random.json")["hashes"].size() == 5);
   for (const json& h : fixture::load("random.json")["hashes"]) {
     INFO(h["name"].get<std::string>());
     manual_seed(h["seed"].get<uint64_t>());
@@ -398,8 +401,14 @@ TEST_CASE("In-place samplers follow the overlap, leaf and inference-tensor rules
   CHECK_THROWS_WITH(uniform_(leaf), torch_message("uniform_leaf_requires_grad"));
   {
     NoGradGuard no_grad;  // what nn::init does
-    CHECK_NOTHROW(uniform_(leaf));
+    manual_seed(5);
+    uniform_(leaf);
   }
+  manual_seed(5);
+  CHECK(bits_of(leaf.detach()) == bits_of(rand({3})));
+  CHECK(leaf.is_leaf());
+  CHECK(leaf.requires_grad());
+  CHECK(leaf._version() == 1);
   Tensor inference;
   {
     InferenceMode guard;
@@ -411,10 +420,7 @@ TEST_CASE("In-place samplers follow the overlap, leaf and inference-tensor rules
 // ---- CUDA ----
 
 TEST_CASE("On CUDA, samples are the CPU generator's numbers copied to the device", "[random][cuda]") {
-  if (!cuda::is_available()) {
-    WARN("skipped: no CUDA GPU on this machine");
-    return;
-  }
+  if (skip::without_gpu()) return;
   manual_seed(0);
   const Tensor on_gpu = randn({40}, Options().device(cuda_device()));
   manual_seed(0);

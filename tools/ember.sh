@@ -39,7 +39,8 @@ case "${1:-}" in
   test)
     install_missing_packages
     configure_and_build
-    ctest --test-dir "$build_dir" --output-on-failure --parallel "$(nproc)"
+    # --no-tests=error: a build that registered no test is a failure, not a green run.
+    ctest --test-dir "$build_dir" --output-on-failure --no-tests=error --parallel "$(nproc)"
     ;;
   *)
     echo "usage: bash tools/ember.sh demo|test" >&2

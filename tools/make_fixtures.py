@@ -5,7 +5,10 @@ Rerun from the repo root with Debian's torch (PyTorch 1.13):
 
     /usr/bin/python3 tools/make_fixtures.py
 
-(`python3` may be a pyenv interpreter without torch.) Output is deterministic: every section
+(`python3` may be a pyenv interpreter without torch.) The script runs itself on Debian's netlib
+BLAS and LAPACK whatever the libblas.so.3 alternative points at, refuses to run on another BLAS
+or another torch than 1.13 (tools/fixtures/provenance.py), and every file it writes starts with
+{"provenance": {"torch", "blas", "script"}}. Output is deterministic: every section
 calls torch.manual_seed first, and JSON is written compactly
 (indent=None, separators=(",", ":")). It writes:
 
@@ -22,6 +25,7 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/nn_random.json error texts; nn.Linear initialisation, the chapter's sequence and
                                 an end-to-end MLP (layouts documented in tools/fixtures/random.py)
   tests/fixtures/autocast.json  the chapter's network under CPU bf16 autocast (tools/fixtures/autocast.py)
+  tests/fixtures/nn_modules.json nn modules as a user runs them (tools/fixtures/nn_modules.py)
   tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line, and its
                                 tables for a fixed event list (tools/fixtures/profiler.py)
 
@@ -52,9 +56,13 @@ import time
 sys.dont_write_bytecode = True  # keep tools/fixtures/ free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from fixtures import provenance  # noqa: E402
+
+provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first on the library path
+
 import torch  # noqa: E402
 
-from fixtures import autocast, check, errors, mlp, ops_cases, printing, profiler, random  # noqa: E402
+from fixtures import autocast, check, errors, mlp, nn_modules, ops_cases, printing, profiler, random  # noqa: E402
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -63,35 +71,38 @@ MAX_BYTES = 2 * 1024 * 1024
 
 
 def main():
+    made_with = provenance.check(torch)  # refuses unless torch 1.13 on netlib's BLAS
     torch.set_num_threads(1)  # deterministic reduction order
     os.makedirs(OUT_DIR, exist_ok=True)
     t0 = time.time()
     outputs = [
-        ("ops.json", ops_cases.build()),
-        ("printing.json", printing.build()),
-        ("mlp.json", mlp.build()),
-        ("errors.json", errors.build()),
-        ("random.json", random.build()),
-        ("nn_random.json", random.build_nn()),
-        ("profiler.json", profiler.build()),
-        ("autocast.json", autocast.build()),
+        ("ops.json", ops_cases, ops_cases.build()),
+        ("printing.json", printing, printing.build()),
+        ("mlp.json", mlp, mlp.build()),
+        ("errors.json", errors, errors.build()),
+        ("random.json", random, random.build()),
+        ("nn_random.json", random, random.build_nn()),
+        ("profiler.json", profiler, profiler.build()),
+        ("autocast.json", autocast, autocast.build()),
+        ("nn_modules.json", nn_modules, nn_modules.build()),
     ]
-    print("torch", torch.__version__)
-    for fname, obj in outputs:
+    print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))
+    for fname, module, obj in outputs:
         path = os.path.join(OUT_DIR, fname)
-        n = dump_json(obj, path)
+        script = os.path.relpath(os.path.abspath(module.__file__), ROOT)
+        n = dump_json(provenance.stamp(obj, made_with, script), path)
         ncases = len(obj["cases"]) if "cases" in obj else "-"
         print("wrote %-40s %9d bytes  cases=%s" % (os.path.relpath(path, ROOT), n, ncases))
         if n > MAX_BYTES:
             raise SystemExit("%s is larger than %d bytes" % (fname, MAX_BYTES))
-    ops = outputs[0][1]["cases"]
+    ops = outputs[0][2]["cases"]
     counts = {}
     for c in ops:
         counts[c["op"]] = counts.get(c["op"], 0) + 1
     print("\nops.json cases per op:")
     print("  " + ", ".join("%s=%d" % kv for kv in sorted(counts.items())))
     print("\nerrors.json summary:")
-    print(errors.summary(outputs[3][1]))
+    print(errors.summary(outputs[3][2]))
     n_ops = check.check_ops(os.path.join(OUT_DIR, "ops.json"))
     n_pr = check.check_printing(os.path.join(OUT_DIR, "printing.json"))
     print("\nself-check: re-ran %d ops.json cases and %d printing cases from the JSON: bit-identical"
