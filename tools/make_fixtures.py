@@ -24,6 +24,9 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/autocast.json  the chapter's network under CPU bf16 autocast (tools/fixtures/autocast.py)
   tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line, and its
                                 tables for a fixed event list (tools/fixtures/profiler.py)
+  tests/fixtures/fidelity.json  the behaviours a differential fuzz found ember getting wrong
+                                (issue 13's table): layouts, no_grad views, freed graphs, sqrt
+                                bits, texts (keys documented in tools/fixtures/fidelity.py)
 
 After writing, the script re-reads ops.json/printing.json, rebuilds every input from the JSON
 alone and re-runs it (tools/fixtures/check.py), requiring bit-identical results.
@@ -54,7 +57,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import torch  # noqa: E402
 
-from fixtures import autocast, check, errors, mlp, ops_cases, printing, profiler, random  # noqa: E402
+from fixtures import autocast, check, errors, fidelity, mlp, ops_cases, printing, profiler, random  # noqa: E402
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -75,6 +78,7 @@ def main():
         ("nn_random.json", random.build_nn()),
         ("profiler.json", profiler.build()),
         ("autocast.json", autocast.build()),
+        ("fidelity.json", fidelity.build()),
     ]
     print("torch", torch.__version__)
     for fname, obj in outputs:
