@@ -3,9 +3,8 @@
 // (TensorIterator.cpp, PyTorch 1.13).
 #include "memory_layout.h"
 
-#include <algorithm>
-#include <numeric>
-#include <vector>
+#include <array>
+#include <utility>
 
 namespace ember {
 
@@ -24,14 +23,17 @@ bool is_non_overlapping_and_dense(const Layout& t) {
   const int64_t ndim = t.sizes.size();
   if (is_contiguous(t)) return true;
   if (ndim == 1) return t.sizes[0] < 2 || t.strides[0] == 1;
-  std::vector<int64_t> perm(ndim);
-  std::iota(perm.begin(), perm.end(), 0);
-  // By stride, dims of size 0 or 1 last (their strides do not matter).
-  std::stable_sort(perm.begin(), perm.end(), [&](int64_t a, int64_t b) {
+  // The dims by stride, those of size 0 or 1 last (their strides do not matter): an insertion
+  // sort of at most kMaxDims entries.
+  auto goes_before = [&](int64_t a, int64_t b) {
     if (t.sizes[a] < 2) return false;
     if (t.sizes[b] < 2) return true;
     return t.strides[a] < t.strides[b];
-  });
+  };
+  Dims perm;
+  for (int64_t d = 0; d < ndim; ++d) perm.push_back(d);
+  for (int64_t i = 1; i < ndim; ++i)
+    for (int64_t j = i; j > 0 && goes_before(perm[j], perm[j - 1]); --j) std::swap(perm[j], perm[j - 1]);
   int64_t required = 1;
   for (int64_t d : perm) {
     if (t.sizes[d] < 2) return true;
@@ -44,13 +46,14 @@ bool is_non_overlapping_and_dense(const Layout& t) {
 namespace {
 
 // Sorts `perm` (initially ndim-1, ..., 1, 0: innermost first) by insertion with an ordering that
-// may say "ambiguous" (0), exactly as ATen does, so ties keep the contiguous order.
+// may say "ambiguous" (0), exactly as ATen does, so ties keep the contiguous order. (Dims, not
+// std::vector: no allocation on an element-wise op's path.)
 template <typename Compare>
-void sort_dims(std::vector<int64_t>& perm, Compare&& should_swap) {
-  for (size_t i = 1; i < perm.size(); ++i) {
-    size_t dim1 = i;
-    for (size_t j = 1; j <= i; ++j) {
-      const size_t dim0 = i - j;
+void sort_dims(Dims& perm, Compare&& should_swap) {
+  for (int64_t i = 1; i < perm.size(); ++i) {
+    int64_t dim1 = i;
+    for (int64_t j = 1; j <= i; ++j) {
+      const int64_t dim0 = i - j;
       const int comparison = should_swap(perm[dim0], perm[dim1]);
       if (comparison > 0) {
         std::swap(perm[dim0], perm[dim1]);
@@ -62,9 +65,9 @@ void sort_dims(std::vector<int64_t>& perm, Compare&& should_swap) {
   }
 }
 
-std::vector<int64_t> innermost_first(int64_t ndim) {
-  std::vector<int64_t> perm(ndim);
-  std::iota(perm.rbegin(), perm.rend(), 0);
+Dims innermost_first(int64_t ndim) {
+  Dims perm;
+  for (int64_t d = ndim - 1; d >= 0; --d) perm.push_back(d);
   return perm;
 }
 
@@ -72,7 +75,7 @@ std::vector<int64_t> innermost_first(int64_t ndim) {
 
 Dims dense_strides_like(const Layout& t) {
   const int64_t ndim = t.sizes.size();
-  std::vector<int64_t> perm = innermost_first(ndim);
+  Dims perm = innermost_first(ndim);
   // 1: dim0 goes after dim1; -1: before; 0: ambiguous. Zero strides never move.
   sort_dims(perm, [&](int64_t dim0, int64_t dim1) {
     const int64_t stride0 = t.strides[dim0], stride1 = t.strides[dim1];
@@ -103,17 +106,20 @@ Dims elementwise_output_strides(const Dims& shape, std::span<const Layout> input
   if (same_shape && all_contiguous) return contiguous_strides(shape);
   if (same_shape && all_dense_alike && !inputs.empty()) return inputs.back().strides;
   // Each input's strides seen at the output's shape: 0 where it was broadcast.
-  std::vector<Dims> strides;
-  for (const Layout& in : inputs) {
-    Dims s = Dims::filled(ndim, 0);
+  constexpr size_t kMaxInputs = 4;
+  EMBER_INTERNAL_ASSERT(inputs.size() <= kMaxInputs, "an element-wise op of at most 4 inputs");
+  std::array<Dims, kMaxInputs> strides;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const Layout& in = inputs[k];
+    strides[k] = Dims::filled(ndim, 0);
     const int64_t offset = ndim - in.sizes.size();
     for (int64_t d = 0; d < in.sizes.size(); ++d)
-      s[offset + d] = in.sizes[d] == 1 && shape[offset + d] != 1 ? 0 : in.strides[d];
-    strides.push_back(s);
+      strides[k][offset + d] = in.sizes[d] == 1 && shape[offset + d] != 1 ? 0 : in.strides[d];
   }
-  std::vector<int64_t> perm = innermost_first(ndim);
+  Dims perm = innermost_first(ndim);
   sort_dims(perm, [&](int64_t dim0, int64_t dim1) {
-    for (const Dims& s : strides) {
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const Dims& s = strides[k];
       if (s[dim0] == 0 || s[dim1] == 0) continue;  // broadcast here: the next input decides
       if (s[dim0] != s[dim1]) return s[dim0] < s[dim1] ? -1 : 1;
       if (shape[dim0] > shape[dim1]) return 1;  // equal strides: the smaller size goes inside
