@@ -31,6 +31,11 @@
 // Note [Compute under no_grad]
 // Op::compute runs with grad mode off, so whatever it calls records nothing: one op records
 // exactly one node, its own. Primitives that build on each other call each other's compute.
+//
+// Note [Integers never require grad]
+// Only floating-point tensors take part in autograd. An op whose result is an integer or bool
+// tensor records no node even when an input requires grad (`(x * 2).to(kInt64)`, `x.argmax()`),
+// and an in-place op writing an integer tensor (`int_tensor.copy_(x)`) gives it no history.
 #pragma once
 #include <type_traits>
 #include <utility>
@@ -84,7 +89,8 @@ auto run(const Args&... args) {
     const Tensor& self = std::get<0>(std::tie(args...));
     autograd::check_inplace(self);
     std::shared_ptr<autograd::Node> node;
-    if (autograd::any_requires_grad(args...)) node = autograd::make_node(Op::save(args...), args...);
+    if (autograd::any_requires_grad(args...) && self.is_floating_point())  // see Note [Integers never require grad]
+      node = autograd::make_node(Op::save(args...), args...);
     {
       NoGradGuard no_grad;
       Op::compute(args...);
@@ -98,7 +104,8 @@ auto run(const Args&... args) {
     }();
     const Tensor& output = differentiable_output(result);
     if constexpr (Differentiable<Op>) {
-      if (recording) autograd::set_history(output, autograd::make_node(Op::save(result, args...), args...));
+      if (recording && output.is_floating_point())  // see Note [Integers never require grad]
+        autograd::set_history(output, autograd::make_node(Op::save(result, args...), args...));
     }
     if constexpr (Op::kind == OpKind::View) autograd::record_view(output, std::get<0>(std::tie(args...)));
     return result;
@@ -120,6 +127,18 @@ auto call(const Args&... args) {
     }
   }
   return run<Op>(args...);
+}
+
+// An in-place op called by a factory on the tensor it has just made (randn's normal_, ones_like's
+// fill_). PyTorch runs such a call below its autograd and ADInplaceOrView layers: a profile shows
+// it, but nothing is recorded and the version counter is not bumped, so a new tensor starts at
+// version 0 (only a user's in-place op counts).
+template <typename Op, typename... Args>
+void call_on_new_tensor(const Args&... args) {
+  static_assert(Op::kind == OpKind::InPlace);
+  profiler::OpEvent<Op> profiled(args...);
+  NoGradGuard no_grad;
+  Op::compute(args...);
 }
 
 }  // namespace ember

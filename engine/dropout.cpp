@@ -4,6 +4,7 @@
 // float64 uniform, two 32-bit draws, per element). PyTorch's CUDA dropout is a fused kernel
 // with its own random stream; ember's CUDA tensors take this same path.
 #include "dispatch.h"
+#include "internal.h"
 #include "random.h"
 
 namespace ember {
@@ -12,10 +13,13 @@ namespace {
 struct Dropout : CompositeOp {
   static constexpr const char* name = "aten::dropout";
   static Tensor compute(const Tensor& input, double p, bool training) {
-    EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+    EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ",
+                internal::python_float_repr(p));
     if (p == 0 || !training || input.numel() == 0) return input;
     if (p == 1) return input * zeros({}, Options(input.dtype()).device(input.device()));
-    Tensor noise = empty_like(input);
+    // Row-major whatever the input's layout (PyTorch's LEGACY_CONTIGUOUS_MEMORY_FORMAT), so the
+    // mask is drawn in the input's logical order.
+    Tensor noise = empty(input.sizes(), Options(input.dtype()).device(input.device()));
     bernoulli_(noise, 1 - p);
     noise.div_(1 - p);
     return input * noise;

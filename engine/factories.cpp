@@ -5,6 +5,7 @@
 #include "dispatch.h"
 #include "internal.h"
 #include "kernels/backend.h"
+#include "memory_layout.h"
 
 namespace ember {
 
@@ -16,6 +17,7 @@ Tensor empty(const Dims& sizes, Options options) {
 }
 
 Tensor full(const Dims& sizes, Scalar value, Options options) {
+  internal::check_fits(value, options.dtype_);
   Tensor out = internal::new_empty(sizes, options.dtype_);
   kernels::on(kCPU).fill(out, value);
   return finish_factory(out, options);
@@ -29,16 +31,23 @@ namespace {
 struct OnesLike : CompositeOp {
   static constexpr const char* name = "aten::ones_like";
   static Tensor compute(const Tensor& t) {
-    Tensor out = empty(t.sizes(), t.dtype());  // filled on the CPU: CUDA has no fill kernel yet
-    out.fill_(1);
+    // Laid out like t (PyTorch's memory_format=preserve); filled on the CPU: CUDA has no fill kernel yet.
+    Tensor out = internal::new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), t.dtype());
+    internal::fill_new_tensor(out, 1);
     return t.device().is_cpu() ? out : out.to(t.device());
   }
 };
 }  // namespace
 
-Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), Options(t.dtype()).device(t.device())); }
+// The *_like factories lay their result out like t, as PyTorch's (memory_format=preserve) do.
+Tensor zeros_like(const Tensor& t) {
+  if (!t.device().is_cpu()) return zeros(t.sizes(), Options(t.dtype()).device(t.device()));
+  Tensor out = internal::new_empty_like(t, t.dtype());
+  kernels::on(kCPU).fill(out, 0);
+  return out;
+}
 Tensor ones_like(const Tensor& t) { return call<OnesLike>(t); }
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), Options(t.dtype()).device(t.device())); }
+Tensor empty_like(const Tensor& t) { return internal::new_empty_like(t, t.dtype()); }
 
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }
 
@@ -102,6 +111,7 @@ Tensor tensor(const std::vector<double>& values, Options options) {
 }
 
 Tensor scalar_tensor(Scalar value, Options options) {
+  internal::check_fits(value, options.dtype_);
   return finish_factory(internal::scalar(value, options.dtype_), options);
 }
 

@@ -1,9 +1,12 @@
 // Shared helpers for op implementations (see internal.h).
 #include "internal.h"
 
+#include <cmath>
+
 #include "cuda_backend.h"
 #include "inference_mode.h"
 #include "kernels/backend.h"
+#include "memory_layout.h"
 
 namespace ember::internal {
 
@@ -17,6 +20,23 @@ Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
   auto storage = std::make_shared<Storage>(nbytes, device,
                                            /*tracks_version=*/!InferenceMode::is_enabled());
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
+}
+
+Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
+  EMBER_INTERNAL_ASSERT(is_non_overlapping_and_dense({sizes, strides}), "new_empty_strided takes dense strides");
+  const Tensor dense = new_empty(sizes, dtype, device);  // the storage: numel elements, as for any dense layout
+  return Tensor(std::make_shared<TensorImpl>(dense.impl()->storage, sizes, strides, 0, dtype));
+}
+
+Tensor new_empty_like(const Tensor& t, DType dtype) {
+  return new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), dtype, t.device());
+}
+
+Tensor with_layout(const Tensor& t, DType dtype, const Dims& strides) {
+  if (t.dtype() == dtype && t.strides() == strides) return t;
+  Tensor out = new_empty_strided(t.sizes(), strides, dtype, t.device());
+  kernels::on(t.device()).copy(out, t);
+  return out;
 }
 
 Tensor alias(const Tensor& t) {
@@ -34,7 +54,7 @@ Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
 
 Tensor converted(const Tensor& t, DType dtype) {
   if (t.dtype() == dtype) return t;
-  Tensor out = new_empty(t.sizes(), dtype, t.device());
+  Tensor out = new_empty_like(t, dtype);
   kernels::on(t.device()).copy(out, t);
   return out;
 }
@@ -44,6 +64,25 @@ Tensor contiguous(const Tensor& t) {
   Tensor out = new_empty(t.sizes(), t.dtype(), t.device());
   kernels::on(t.device()).copy(out, t);
   return out;
+}
+
+void check_fits(Scalar value, DType dtype) {
+  const double v = value.to_double();
+  double largest = 0;  // of the dtype; 0 where nothing can overflow
+  const char* type_name = "";
+  switch (dtype) {
+    case DType::Int64:
+      if (!value.is_floating_point()) return;
+      EMBER_CHECK(!std::isnan(v) && v >= -9.2233720368547758e18 && v <= 9.2233720368547758e18,
+                  "value cannot be converted to type int64_t without overflow");
+      return;
+    case DType::Float32: largest = 3.4028234663852886e38, type_name = "float"; break;
+    case DType::Float16: largest = 65504.0, type_name = "at::Half"; break;
+    case DType::BFloat16: largest = 3.3895313892515355e38, type_name = "at::BFloat16"; break;
+    default: return;  // float64 holds any double; bool takes anything
+  }
+  EMBER_CHECK(std::isinf(v) || std::isnan(v) || std::fabs(v) <= largest, "value cannot be converted to type ",
+              type_name, " without overflow");
 }
 
 Tensor scalar(Scalar value, DType dtype, Device device) {

@@ -22,7 +22,9 @@ Tensor as_batch(const Tensor& t) {
 }
 
 // An operand as the gemm kernel reads it: unchanged when it has a unit inner stride, else a copy.
-Tensor gemm_operand(const Tensor& t) { return kernels::has_gemm_layout(t) ? t : t.clone(); }
+Tensor gemm_operand(const Tensor& t) {
+  return kernels::has_gemm_layout(t) ? t : t.clone(MemoryFormat::Contiguous);  // an aten::clone, as ATen's
+}
 
 void check_shapes_multiply(const Tensor& mat1, const Tensor& mat2) {
   EMBER_CHECK(mat1.size(1) == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", join_x(mat1.sizes()),
@@ -53,8 +55,15 @@ struct Mm : FunctionalOp {
     EMBER_CHECK(a.dim() == 2, "self must be a matrix");
     EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
     check_shapes_multiply(a, b);
-    check_same_dtype(a, b);
+    // The result has a's dtype. With nothing to compute, or an empty inner dim (zeros), no data is
+    // read, so PyTorch makes no dtype check: mm(float32 [2, 0], float64 [0, 3]) is float32 zeros.
     Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
+    if (out.numel() == 0) return out;
+    if (a.size(1) == 0) {
+      kernels::on(out.device()).fill(out, 0);
+      return out;
+    }
+    check_same_dtype(a, b);
     run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
     return out;
   }
@@ -157,8 +166,10 @@ struct Matmul : CompositeOp {
     if (dim1 >= 3 && (dim2 == 1 || dim2 == 2)) {
       // Fold the batch dims of `a` into its rows: one mm instead of many small products.
       Dims output_size(std::span<const int64_t>(a.sizes().data(), dim1 - 1));
+      // The row count is computed, not inferred: reshape({-1, 0}) would be ambiguous when a's last dim is 0.
+      const int64_t rows = product(output_size);
       if (dim2 == 2) output_size.push_back(b.size(-1));
-      Tensor folded = a.reshape({-1, a.size(-1)});
+      Tensor folded = a.reshape({rows, a.size(-1)});
       Tensor out = mm(folded, dim2 == 1 ? b.unsqueeze(-1) : b);
       return unsafe_view(out, output_size);
     }

@@ -11,18 +11,24 @@ using namespace autograd;  // the backward nodes
 
 namespace {
 
-// Softmax over `dim`: move dim last, run the row kernel, move it back.
+// Softmax over `dim`: move dim last, run the row kernel, move it back. The result is always a
+// fresh tensor (never a view of the kernel's buffer), as PyTorch's is.
 Tensor softmax_over(const Tensor& a, int64_t dim, bool log) {
-  const char* kernel_name = log ? "log_softmax_lastdim_kernel_impl" : "softmax_lastdim_kernel_impl";
-  EMBER_CHECK(a.is_floating_point(), "\"", kernel_name, "\" not implemented for '", scalar_type_name(a.dtype()), "'");
   const int64_t d = wrap_dim(dim, a.dim());
-  const DType compute = internal::compute_dtype(a.dtype());
   const int64_t last = std::max<int64_t>(a.dim() - 1, 0);
-  Tensor moved = internal::contiguous(internal::converted(a.transpose(d, last), compute));
+  if (a.numel() == 0) return internal::new_empty(a.sizes(), a.dtype(), a.device());  // any dtype, as in PyTorch
+  // PyTorch names the kernel it dispatched to: the last-dim one, or the general one (both ops).
+  const char* kernel_name = d != last ? "softmax_kernel_impl"
+                            : log     ? "log_softmax_lastdim_kernel_impl"
+                                      : "softmax_lastdim_kernel_impl";
+  EMBER_CHECK(a.is_floating_point(), "\"", kernel_name, "\" not implemented for '", scalar_type_name(a.dtype()), "'");
+  const DType compute = internal::compute_dtype(a.dtype());
+  Tensor moved = internal::contiguous(internal::converted(d == last ? a : a.transpose(d, last), compute));
   Tensor out = internal::new_empty(moved.sizes(), compute, a.device());
   const int64_t n = a.dim() == 0 ? 1 : a.size(d);
-  kernels::on(a.device()).softmax_rows(out, moved, n == 0 ? 0 : a.numel() / n, n, log);
-  return internal::converted(internal::contiguous(out.transpose(d, last)), a.dtype());
+  kernels::on(a.device()).softmax_rows(out, moved, a.numel() / n, n, log);
+  if (d != last) out = internal::contiguous(out.transpose(d, last));  // a copy: out is not contiguous
+  return internal::converted(out, a.dtype());
 }
 
 Tensor reduce_loss(const Tensor& elementwise, Reduction reduction) {

@@ -47,7 +47,7 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
   }
   const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   const DType compute = internal::compute_dtype(result);
-  Tensor out = internal::new_empty(shape, compute, a.device());
+  Tensor out = internal::new_elementwise_output(shape, compute, a.device(), a, b);
   const kernels::KernelTable& kernels = kernels::on(out.device());
   if (a.dtype() == compute && b.dtype() == compute && a.sizes() == shape && b.sizes() == shape) {
     kernels.binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
@@ -96,12 +96,13 @@ void check_writable(const Tensor& self, const Tensor& source) {
 void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar alpha) {
   internal::check_same_device(self, other);
   check_writable(self, other);
-  const DType result = binary_result_dtype(op, internal::result_type(self, other));
-  check_can_cast(result, self.dtype());
-  check_alpha(alpha, result);
+  // TensorIterator's order: overlap, then shape, then dtype.
   const Dims shape = broadcast_shapes(self.sizes(), other.sizes());
   EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
               " doesn't match the broadcast shape ", to_string(shape));
+  const DType result = binary_result_dtype(op, internal::result_type(self, other));
+  check_can_cast(result, self.dtype());
+  check_alpha(alpha, result);
   const kernels::KernelTable& kernels = kernels::on(self.device());
   if (internal::compute_dtype(self.dtype()) == self.dtype() && self.dtype() == result)
     kernels.binary(op, self, self, internal::broadcast_to(internal::converted(other, self.dtype()), shape), alpha);
@@ -128,13 +129,13 @@ Backward save_inplace_product(const Tensor& self, const Tensor& other) {
   return {self_before, other.is_same(self) ? internal::alias(other) : other};
 }
 
-// Unary math: computed in float32/float64 (integers and 16-bit floats are converted first).
-Tensor unary_op(UnaryOp op, const Tensor& a, double exponent = 0, bool keeps_integers = false) {
-  DType result = a.dtype();
-  if (!is_floating_point(result) && !keeps_integers) result = kFloat32;
+// Unary math into a `result` of the given dtype, computed in its compute dtype (16-bit floats in
+// float32, bool in int64). The output takes a's layout; the kernel runs over input and output as
+// flat arrays of the same order.
+Tensor unary_op(UnaryOp op, const Tensor& a, DType result, double exponent = 0) {
   const DType compute = internal::compute_dtype(result);
-  Tensor input = internal::contiguous(internal::converted(a, compute));
-  Tensor out = internal::new_empty(a.sizes(), compute, a.device());
+  Tensor out = internal::new_elementwise_output(a.sizes(), compute, a.device(), a);
+  Tensor input = internal::with_layout(a, compute, out.strides());
   kernels::on(out.device()).unary(op, out, input, exponent);
   return internal::converted(out, result);
 }
@@ -143,12 +144,15 @@ Tensor compare_op(CompareOp op, const Tensor& a, const Tensor& b) {
   internal::check_same_device(a, b);
   const DType compute = internal::compute_dtype(internal::result_type(a, b));
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
-  Tensor out = internal::new_empty(shape, kBool, a.device());
+  Tensor out = internal::new_elementwise_output(shape, kBool, a.device(), a, b);
   kernels::on(out.device())
       .compare(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
                internal::broadcast_to(internal::converted(b, compute), shape));
   return out;
 }
+
+// exp, log, sqrt, ...: integers and bool give the default floating dtype.
+DType floating_result(const Tensor& a) { return a.is_floating_point() ? a.dtype() : kFloat32; }
 
 // ---- the op structs (dispatch.h) ----
 struct Add : FunctionalOp {
@@ -203,6 +207,7 @@ struct DivNumber : FunctionalOp {
 struct Rsub : FunctionalOp {  // b - a
   static constexpr const char* name = "aten::rsub";
   static Tensor compute(const Tensor& a, Scalar b) {
+    check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
     const DType result = internal::result_type(a, b);
     return compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1, result);
   }
@@ -214,7 +219,7 @@ struct Neg : FunctionalOp {
   static Tensor compute(const Tensor& a) {
     EMBER_CHECK(a.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                     "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    return unary_op(UnaryOp::Neg, a, 0, true);
+    return unary_op(UnaryOp::Neg, a, a.dtype());
   }
   static NegBackward0 save(const Tensor&, const Tensor&) { return {}; }
 };
@@ -222,42 +227,46 @@ struct Neg : FunctionalOp {
 struct Exp : FunctionalOp {
   static constexpr const char* name = "aten::exp";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Exp, a); }
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Exp, a, floating_result(a)); }
   static ExpBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Log : FunctionalOp {
   static constexpr const char* name = "aten::log";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Log, a); }
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Log, a, floating_result(a)); }
   static LogBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
 };
 struct Sqrt : FunctionalOp {
   static constexpr const char* name = "aten::sqrt";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sqrt, a); }
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sqrt, a, floating_result(a)); }
   static SqrtBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Relu : FunctionalOp {
   static constexpr const char* name = "aten::relu";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Relu, a, 0, true); }
+  static Tensor compute(const Tensor& a) {
+    EMBER_CHECK(a.dtype() != kBool, "Boolean inputs not supported for relu");
+    return unary_op(UnaryOp::Relu, a, a.dtype());
+  }
   static ReluBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Sigmoid : FunctionalOp {
   static constexpr const char* name = "aten::sigmoid";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sigmoid, a); }
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sigmoid, a, floating_result(a)); }
   static SigmoidBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Tanh : FunctionalOp {
   static constexpr const char* name = "aten::tanh";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Tanh, a); }
+  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Tanh, a, floating_result(a)); }
   static TanhBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Pow : FunctionalOp {
   static constexpr const char* name = "aten::pow";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a, Scalar exponent) {
-    // An integer tensor to a non-negative integer power stays integral, as in torch.pow.
-    const bool integral = exponent.is_integral() && exponent.to_int() >= 0;
-    return unary_op(UnaryOp::Pow, a, exponent.to_double(), integral);
+    EMBER_CHECK(a.is_floating_point() || exponent.is_floating_point() || exponent.to_int() >= 0,
+                "Integers to negative integer powers are not allowed.");
+    // Promoted as `a op number`: an integer (or bool) tensor to an integer power is int64.
+    return unary_op(UnaryOp::Pow, a, internal::result_type(a, exponent), exponent.to_double());
   }
   static PowBackward0 save(const Tensor&, const Tensor& a, Scalar exponent) { return {a, exponent.to_double()}; }
 };
@@ -287,8 +296,8 @@ struct Where : FunctionalOp {
     internal::check_same_device(condition, a);
     internal::check_same_device(a, b);
     const DType result = internal::result_type(a, b);
-    const Dims shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
-    Tensor out = internal::new_empty(shape, result, a.device());
+    const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), a.sizes()), b.sizes());  // PyTorch's order
+    Tensor out = internal::new_elementwise_output(shape, result, a.device(), condition, a, b);
     kernels::on(out.device())
         .where(out, internal::broadcast_to(condition, shape),
                internal::broadcast_to(internal::converted(a, result), shape),
@@ -363,13 +372,13 @@ struct DivNumberInPlace : InPlaceOp {
     return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
   }
 };
-struct Fill : InPlaceOp {
+struct Fill : InPlaceOp {  // allowed on an expanded tensor, as in PyTorch (every copy gets the same value)
   static constexpr const char* name = "aten::fill_";
   static void compute(const Tensor& self, Scalar value) {
-    check_writable(self, Tensor());
+    internal::check_fits(value, self.dtype());
     kernels::on(self.device()).fill(self, value);
   }
-  static FillBackward0 save(const Tensor&, Scalar) { return {}; }
+  static FillBackward2 save(const Tensor&, Scalar) { return {}; }
 };
 struct Zero : InPlaceOp {
   static constexpr const char* name = "aten::zero_";
@@ -461,6 +470,8 @@ Tensor& Tensor::div_(Scalar other) {
   call<DivNumberInPlace>(*this, other);
   return *this;
 }
+void internal::fill_new_tensor(const Tensor& fresh, Scalar value) { call_on_new_tensor<Fill>(fresh, value); }
+
 Tensor& Tensor::fill_(Scalar value) {
   call<Fill>(*this, value);
   return *this;

@@ -13,20 +13,7 @@
 
 namespace ember {
 
-namespace {
-
-constexpr int kEdgeItems = 3;
-constexpr int64_t kThreshold = 1000;
-constexpr int kLineWidth = 80;
-constexpr int kPrecision = 4;
-
-std::string format_printf(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, kPrecision, value);
-  return buffer;
-}
-
-std::string python_float_repr(double value) {
+std::string internal::python_float_repr(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char buffer[64];
@@ -52,6 +39,19 @@ std::string python_float_repr(double value) {
   if (static_cast<int>(digits.size()) <= exponent + 1)
     return sign + digits + std::string(exponent + 1 - digits.size(), '0') + ".0";
   return sign + digits.substr(0, exponent + 1) + "." + digits.substr(exponent + 1);
+}
+
+namespace {
+
+constexpr int kEdgeItems = 3;
+constexpr int64_t kThreshold = 1000;
+constexpr int kLineWidth = 80;
+constexpr int kPrecision = 4;
+
+std::string format_printf(const char* format, double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, kPrecision, value);
+  return buffer;
 }
 
 // One number format for every element, chosen from the (summarised) values.
@@ -167,7 +167,7 @@ std::string tensor_str(const Tensor& t, int indent, bool summarize, const Format
 std::string list_str(const Tensor& t) {
   if (t.dim() == 0) {
     const double v = t.item<double>();
-    if (t.is_floating_point()) return python_float_repr(v);
+    if (t.is_floating_point()) return internal::python_float_repr(v);
     if (t.dtype() == kBool) return v != 0 ? "True" : "False";
     return std::to_string(t.item<int64_t>());
   }

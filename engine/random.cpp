@@ -217,19 +217,19 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
 
 Tensor rand(const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.dtype_);
-  uniform_(out, 0, 1, generator);
+  call_on_new_tensor<Uniform>(out, 0.0, 1.0, generator);
   return internal::finish_factory(out, options);
 }
 
 Tensor randn(const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.dtype_);
-  normal_(out, 0, 1, generator);
+  call_on_new_tensor<Normal>(out, 0.0, 1.0, generator);
   return internal::finish_factory(out, options);
 }
 
 Tensor randint(int64_t low, int64_t high, const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.has_dtype ? options.dtype_ : kInt64);
-  random_(out, low, high, generator);
+  call_on_new_tensor<Random>(out, low, high, generator);
   return internal::finish_factory(out, options);
 }
 

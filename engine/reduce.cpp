@@ -86,9 +86,10 @@ Tensor extreme_all(const Tensor& a, ReduceOp op) {
   return internal::converted(out, a.dtype());
 }
 
-ValuesIndices extreme_dim(const Tensor& a, int64_t dim, bool keepdim, ReduceOp op) {
+// `name` is the op the user called, which PyTorch's message names ("argmax(): ...").
+ValuesIndices extreme_dim(const Tensor& a, int64_t dim, bool keepdim, ReduceOp op, const char* name = nullptr) {
   const int64_t d = wrap_dim(dim, a.dim());
-  const char* name = op == ReduceOp::Max ? "max" : "min";
+  if (!name) name = op == ReduceOp::Max ? "max" : "min";
   EMBER_CHECK(a.dim() == 0 || a.size(d) > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
   std::array<bool, Dims::kMaxDims> mask{};
   if (a.dim() > 0) mask[d] = true;
@@ -157,8 +158,9 @@ struct MinDim : FunctionalOp {
 struct Argmax : FunctionalOp {  // no derivative: the result is indices
   static constexpr const char* name = "aten::argmax";
   static Tensor compute(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
-    if (dim) return extreme_dim(a, *dim, keepdim, ReduceOp::Max).indices;
-    EMBER_CHECK(a.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+    EMBER_CHECK(dim || a.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+    EMBER_CHECK(a.dtype() != kBool, "\"argmax_cpu\" not implemented for 'Bool'");
+    if (dim) return extreme_dim(a, *dim, keepdim, ReduceOp::Max, "argmax").indices;
     Tensor index = extreme_dim(a.reshape({a.numel()}), 0, false, ReduceOp::Max).indices;
     return keepdim ? index.reshape(Dims::filled(a.dim(), 1)) : index;
   }

@@ -67,11 +67,13 @@ using namespace autograd;  // the backward nodes
 
 struct Clone : FunctionalOp {
   static constexpr const char* name = "aten::clone";
-  static Tensor compute(const Tensor& self) {
-    Tensor out = internal::new_empty(self.sizes(), self.dtype(), self.device());
+  static Tensor compute(const Tensor& self, MemoryFormat memory_format) {
+    Tensor out = memory_format == MemoryFormat::Preserve
+                     ? internal::new_empty_like(self, self.dtype())  // laid out like self, as in PyTorch
+                     : internal::new_empty(self.sizes(), self.dtype(), self.device());
     if (self.device().is_cpu()) {
       kernels::on(kCPU).copy(out, self);
-    } else if (self.is_contiguous()) {
+    } else if (self.is_contiguous() && out.is_contiguous()) {
       cuda::copy_bytes(out.raw_data(), self.raw_data(), self.numel() * self.element_size(),
                        cuda::CopyKind::DeviceToDevice);
     } else {
@@ -80,7 +82,7 @@ struct Clone : FunctionalOp {
     }
     return out;
   }
-  static CloneBackward0 save(const Tensor&, const Tensor&) { return {}; }
+  static CloneBackward0 save(const Tensor&, const Tensor&, MemoryFormat) { return {}; }
 };
 
 struct ToDtype : FunctionalOp {  // the engine casts the gradient back to the input's dtype
@@ -109,7 +111,7 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
           Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype())));
     }
     // between GPUs
-    Tensor packed = self.clone();
+    Tensor packed = self.contiguous();
     Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
     cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
                      cuda::CopyKind::DeviceToDevice);
@@ -120,7 +122,8 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
 
 }  // namespace
 
-Tensor Tensor::clone() const { return call<Clone>(*this); }
+Tensor Tensor::clone(MemoryFormat memory_format) const { return call<Clone>(*this, memory_format); }
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(MemoryFormat::Contiguous); }
 
 Tensor Tensor::to(DType target) const {
   if (target == dtype()) return *this;

@@ -33,6 +33,10 @@ template <> constexpr DType dtype_of<bool>() { return kBool; }
 // clang-format on
 
 // Options for factories: zeros({2, 3}, kFloat64), ones({4}, Options(kFloat32).requires_grad()).
+// The layout a copy gets (torch.memory_format): Preserve keeps the source's (permuted) layout,
+// Contiguous is row-major.
+enum class MemoryFormat { Preserve, Contiguous };
+
 struct Options {
   DType dtype_ = kFloat32;
   bool has_dtype = false;  // false: the factory picks (float32, or int64 for integer arange, ...)
@@ -125,8 +129,8 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor contiguous() const;
-  Tensor clone() const;
+  Tensor contiguous() const;  // itself when contiguous, else clone(MemoryFormat::Contiguous)
+  Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
 
   // ---- conversion ----
   Tensor to(DType dtype) const;

@@ -2,6 +2,7 @@
 #include "tensor_impl.h"
 
 #include "autograd/autograd_meta.h"
+#include "memory_layout.h"
 
 namespace ember {
 
@@ -13,16 +14,7 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims stri
       storage_offset(storage_offset_),
       dtype(dtype_) {
   numel = product(sizes);
-  // Contiguous = the strides a fresh row-major tensor would have (size-1 dims may have any stride).
-  int64_t expected = 1;
-  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expected) {
-      is_contiguous = false;
-      break;
-    }
-    expected *= sizes[d];
-  }
+  is_contiguous = ember::is_contiguous({sizes, strides});
 }
 
 TensorImpl::~TensorImpl() = default;

@@ -255,7 +255,7 @@ Tensor Tensor::reshape(const Dims& shape) const {
   Dims new_sizes = infer_size(shape, numel());
   if (auto new_strides = view_strides(sizes(), strides(), new_sizes))
     return call<ReshapeAlias>(*this, new_sizes, *new_strides);
-  return unsafe_view(clone(), new_sizes);
+  return unsafe_view(clone(MemoryFormat::Contiguous), new_sizes);
 }
 
 Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
@@ -268,7 +268,9 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
   EMBER_CHECK(this->dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
   const int64_t d = wrap_dim(dim_, this->dim());
   const int64_t size = sizes()[d];
-  start = wrap_dim(start, size);  // PyTorch wraps `start` like a dimension index
+  // PyTorch wraps `start` like a dimension index, except that start == size (an empty slice at
+  // the end) is valid: cat's backward narrows an empty input there.
+  if (start != size) start = wrap_dim(start, size);
   EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
               ") exceeds dimension size (", size, ").");
   return slice(d, start, start + length, 1);
@@ -283,9 +285,9 @@ Tensor Tensor::squeeze(int64_t dim) const { return call<SqueezeDim>(*this, dim);
 Tensor Tensor::unsqueeze(int64_t dim) const { return call<Unsqueeze>(*this, dim); }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  if (dim() == 0) return reshape({1});
-  const int64_t s = wrap_dim(start_dim, dim()), e = wrap_dim(end_dim, dim());
+  const int64_t s = wrap_dim(start_dim, dim()), e = wrap_dim(end_dim, dim());  // checked first, even for 0-dim
   EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (dim() == 0) return reshape({1});
   if (s == e) return *this;
   Dims new_sizes;
   for (int64_t d = 0; d < s; ++d) new_sizes.push_back(sizes()[d]);
@@ -295,7 +297,5 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   for (int64_t d = e + 1; d < dim(); ++d) new_sizes.push_back(sizes()[d]);
   return reshape(new_sizes);
 }
-
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 }  // namespace ember

@@ -29,6 +29,15 @@ T times(T x, T y) {
   if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
   else return x * y;
 }
+// x^e by repeated squaring, wrapping on overflow like every int64 product (PyTorch's powi).
+int64_t integer_power(int64_t x, uint64_t e) {
+  int64_t result = 1;
+  for (; e != 0; e /= 2) {
+    if (e & 1) result = times(result, x);
+    x = times(x, x);
+  }
+  return result;
+}
 }  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -72,6 +81,14 @@ void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) 
 
 namespace {
 
+// Square roots one correctly rounded instruction per element (the loop vectorises to vsqrtps), as
+// PyTorch computes them. Eigen's vectorised float sqrt (an rsqrt estimate and one Newton step) is
+// not correctly rounded and turns +inf into NaN.
+template <typename T>
+void sqrt_exact(T* out_data, const T* in_data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out_data[i] = std::sqrt(in_data[i]);
+}
+
 template <typename T>
 void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double exponent) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -81,7 +98,7 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
     case UnaryOp::Neg: y = -x; break;
     case UnaryOp::Exp: y = x.exp(); break;
     case UnaryOp::Log: y = x.log(); break;
-    case UnaryOp::Sqrt: y = x.sqrt(); break;
+    case UnaryOp::Sqrt: sqrt_exact(out_data, in_data, n); break;
     // relu keeps NaN (max(NaN, 0) would drop it), as torch.relu does.
     case UnaryOp::Relu: y = (x < T(0)).select(T(0), x); break;
     case UnaryOp::Sigmoid: y = T(1) / (T(1) + (-x).exp()); break;
@@ -90,7 +107,7 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
       const T e = static_cast<T>(exponent);
       if (exponent == 2) y = x * x;
       else if (exponent == 3) y = x * x * x;
-      else if (exponent == 0.5) y = x.sqrt();
+      else if (exponent == 0.5) sqrt_exact(out_data, in_data, n);
       else if (exponent == -1) y = T(1) / x;
       else y = x.pow(e);
       break;
@@ -113,7 +130,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
       else if (op == UnaryOp::Relu)
         for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
       else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent))
-        for (int64_t i = 0; i < n; ++i) y[i] = convert<int64_t>(std::pow(static_cast<double>(x[i]), exponent));
+        for (int64_t i = 0; i < n; ++i) y[i] = integer_power(x[i], static_cast<uint64_t>(exponent));
       else throw Error("ember: this unary op needs a floating-point input");
       return;
     }

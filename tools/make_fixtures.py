@@ -28,6 +28,9 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/nn_modules.json nn modules as a user runs them (tools/fixtures/nn_modules.py)
   tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line, and its
                                 tables for a fixed event list (tools/fixtures/profiler.py)
+  tests/fixtures/fidelity.json  the behaviours a differential fuzz found ember getting wrong
+                                (issue 13's table): layouts, no_grad views, freed graphs, sqrt
+                                bits, texts (keys documented in tools/fixtures/fidelity.py)
 
 After writing, the script re-reads ops.json/printing.json, rebuilds every input from the JSON
 alone and re-runs it (tools/fixtures/check.py), requiring bit-identical results.
@@ -62,7 +65,7 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import autocast, check, errors, mlp, nn_modules, ops_cases, printing, profiler, random  # noqa: E402
+from fixtures import autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, printing, profiler, random  # noqa: E402
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -85,6 +88,7 @@ def main():
         ("profiler.json", profiler, profiler.build()),
         ("autocast.json", autocast, autocast.build()),
         ("nn_modules.json", nn_modules, nn_modules.build()),
+        ("fidelity.json", fidelity, fidelity.build()),
     ]
     print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))
     for fname, module, obj in outputs:

@@ -8,6 +8,7 @@
 #include "autograd_meta.h"
 #include "internal.h"
 #include "kernels/backend.h"
+#include "memory_layout.h"
 #include "node.h"
 
 namespace ember::autograd {
@@ -131,16 +132,40 @@ Grads CatBackward0::apply(const Tensor& g, Needs) const {
 
 Grads ExpandBackward0::apply(const Tensor& g, Needs) const { return {sum_to(g, self_sizes)}; }
 
+namespace {
+// PyTorch's "gradient layout contract": a leaf's .grad is laid out like the leaf when the leaf is
+// dense (a transposed weight gets a transposed gradient), else row-major.
+Dims contract_strides(const Tensor& leaf) {
+  const Layout layout{leaf.sizes(), leaf.strides()};
+  return is_non_overlapping_and_dense(layout) ? leaf.strides() : contiguous_strides(leaf.sizes());
+}
+bool obeys_layout_contract(const Tensor& grad, const Dims& strides) {
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (grad.size(d) != 1 && grad.stride(d) != strides[d]) return false;
+    if (grad.size(d) == 1 && grad.stride(d) == 0) return false;
+  }
+  return true;
+}
+}  // namespace
+
 Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
   Tensor leaf(variable);
   std::lock_guard<std::mutex> lock(leaf.impl()->autograd_meta->mutex);
   Tensor& grad = leaf.mutable_grad();
   if (!grad.defined()) {
-    // Keep the incoming gradient only when nothing else refers to it (PyTorch steals it in that
-    // case, as new_grad.detach()); a formula may hand one tensor to several inputs, e.g. add's {g, g}.
-    const bool sole_owner =
-        new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage.use_count() == 1 && new_grad.is_contiguous();
-    grad = sole_owner ? new_grad.detach() : new_grad.clone();
+    // Keep the incoming gradient only when nothing else refers to it and it has the contract's
+    // layout (PyTorch steals it in that case, as new_grad.detach()); a formula may hand one tensor
+    // to several inputs, e.g. add's {g, g}. Otherwise copy it into the contract's layout.
+    const Dims strides = contract_strides(leaf);
+    const bool sole_owner = new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage.use_count() == 1;
+    if (sole_owner && obeys_layout_contract(new_grad, strides)) {
+      grad = new_grad.detach();
+    } else if (!new_grad.device().is_cpu()) {
+      grad = new_grad.clone(MemoryFormat::Contiguous);  // no strided CUDA copy kernel yet
+    } else {
+      grad = internal::new_empty_strided(new_grad.sizes(), strides, new_grad.dtype(), new_grad.device());
+      kernels::on(grad.device()).copy(grad, new_grad);
+    }
   } else {
     grad.add_(new_grad);
   }

@@ -129,8 +129,9 @@ struct PowBackward0 {  // d x^e = e x^(e-1)
   double exponent = 0;
   auto saved() { return std::tie(self); }
   Grads apply(const Tensor& g, Needs) const {
+    const Tensor x = self.unpack();  // even when exponent 0 does not need it: a freed graph is detected
     if (exponent == 0) return {zeros_like(g)};
-    return {g * self.unpack().pow(exponent - 1) * exponent};
+    return {g * x.pow(exponent - 1) * exponent};
   }
 };
 struct ReluBackward0 {  // 1 where the output is positive
@@ -438,38 +439,38 @@ struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-pl
 };
 
 // ---- in-place ops: the overwritten values no longer depend on what self held ----
-struct FillBackward0 {
-  static constexpr const char* name = "FillBackward0";
+struct FillBackward2 {
+  static constexpr const char* name = "FillBackward2";
   auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g)}; }
 };
-struct ZeroBackward0 : FillBackward0 {
+struct ZeroBackward0 : FillBackward2 {
   static constexpr const char* name = "ZeroBackward0";
 };
-struct UniformBackward0 : FillBackward0 {
+struct UniformBackward0 : FillBackward2 {
   static constexpr const char* name = "UniformBackward0";
 };
-struct NormalBackward0 : FillBackward0 {
+struct NormalBackward0 : FillBackward2 {
   static constexpr const char* name = "NormalBackward0";
 };
-struct BernoulliBackward0 : FillBackward0 {  // bernoulli(p): samples do not depend on p smoothly
+struct BernoulliBackward0 : FillBackward2 {  // bernoulli(p): samples do not depend on p smoothly
   static constexpr const char* name = "BernoulliBackward0";
 };
-struct BernoulliBackward2 : FillBackward0 {  // bernoulli_(p) in place
+struct BernoulliBackward2 : FillBackward2 {  // bernoulli_(p) in place
   static constexpr const char* name = "BernoulliBackward2";
 };
-struct RandomBackward0 : FillBackward0 {
+struct RandomBackward0 : FillBackward2 {
   static constexpr const char* name = "RandomBackward0";
 };
 struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old values get none
-  static constexpr const char* name = "CopyBackwards";
+  static constexpr const char* name = "torch::autograd::CopyBackwards";
   auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
 };
 // An in-place op on a view becomes the base's CopySlices: `fn` (the op's own node) applies to the
 // view's region of the base's gradient; the rest passes through. See Note [In-place on views].
 struct CopySlices {
-  static constexpr const char* name = "CopySlices";
+  static constexpr const char* name = "torch::autograd::CopySlices";
   Geometry view, base;
   std::shared_ptr<Node> fn;
   auto saved() { return std::tie(); }
@@ -486,7 +487,7 @@ using BackwardFunction =
                  NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
                  ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
                  ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
-                 AsStridedBackward0, FillBackward0, ZeroBackward0, UniformBackward0, NormalBackward0,
+                 AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
                  BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
 
 // Every node kind's PyTorch name, in BackwardFunction's order.

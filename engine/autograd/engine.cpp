@@ -62,6 +62,8 @@ struct LaterFirst {
 
 void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
   const Edge root_edge = gradient_edge(root);
+  // A view made under no_grad "requires grad" but leads nowhere (record.cpp, gradient_edge).
+  EMBER_CHECK(root_edge.node, "element 0 of tensors does not require grad and does not have a grad_fn");
   NoGradGuard no_grad;  // formulas compute plain tensors
   std::unordered_map<Node*, int> dependencies = count_dependencies(root_edge.node.get());
   std::unordered_map<Node*, Tensor> buffers;  // the gradient of each node's output, summed so far

@@ -27,6 +27,22 @@ void record_view(const Tensor& view, const Tensor& base) {
                                                    : CreationMeta::Default;
 }
 
+void check_view_rebase(CreationMeta creation_meta, bool indirect) {
+  if (creation_meta == CreationMeta::Default) return;
+  const char* modified = indirect ? "its base or another view of its base has been" : "is being";
+  if (creation_meta == CreationMeta::NoGradMode)
+    throw Error(str_cat("A view was created in no_grad mode and ", modified,
+                        " modified inplace with grad mode enabled. Given that this use case is ambiguous and "
+                        "error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+                        "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) "
+                        "or both outside (if you want the inplace to be tracked)."));
+  throw Error(str_cat("A view was created in inference mode and ", modified,
+                      " modified inplace in normal mode. Given that this use case is ambiguous and error-prone, it "
+                      "is forbidden. You can clarify your code by moving both the view and the inplace either both "
+                      "inside the inference_mode block (if you don't want the inplace to be tracked) or both outside "
+                      "(if you want the inplace to be tracked)."));
+}
+
 void check_inplace(const Tensor& self) {
   EMBER_CHECK(!self.is_inference() || InferenceMode::is_enabled(),
               "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
@@ -35,16 +51,7 @@ void check_inplace(const Tensor& self) {
   if (!GradMode::is_enabled() || !self.requires_grad()) return;
   const AutogradMeta& meta = *self.impl()->autograd_meta;
   if (meta.is_view) {
-    EMBER_CHECK(meta.creation_meta != CreationMeta::NoGradMode,
-                "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-                "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
-                "both the view and the inplace either both inside the no_grad block (if you don't want the inplace "
-                "to be tracked) or both outside (if you want the inplace to be tracked).");
-    EMBER_CHECK(meta.creation_meta != CreationMeta::InferenceMode,
-                "A view was created in inference mode and is being modified inplace in normal mode. Given that this "
-                "use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the "
-                "view and the inplace either both inside the inference_mode block (if you don't want the inplace to "
-                "be tracked) or both outside (if you want the inplace to be tracked).");
+    check_view_rebase(meta.creation_meta, /*indirect=*/false);
     EMBER_CHECK(!meta.view_base.is_leaf(),
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }

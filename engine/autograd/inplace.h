@@ -17,8 +17,14 @@
 
 namespace ember::autograd {
 
+enum class CreationMeta : uint8_t;  // autograd_meta.h
+
 // For a view op: records the view relation (base, creation mode) the in-place rules need.
 void record_view(const Tensor& view, const Tensor& base);
+
+// PyTorch's handle_view_on_rebase: a view made under no_grad or inference mode may not get a new
+// history, neither by an in-place op on itself nor (`indirect`) on its base or a sibling view.
+void check_view_rebase(CreationMeta creation_meta, bool indirect);
 
 // Checks PyTorch's rules before an in-place op writes into `self`.
 void check_inplace(const Tensor& self);

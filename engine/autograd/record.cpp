@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "autograd_meta.h"
+#include "inplace.h"
 
 namespace ember::autograd {
 
@@ -49,13 +50,16 @@ std::shared_ptr<Node> as_strided_node(const Tensor& view, const Tensor& base) {
 std::shared_ptr<Node> current_grad_fn(const Tensor& t) {
   AutogradMeta* meta = t.impl()->autograd_meta.get();
   if (!meta) return nullptr;
-  if (meta->is_view && meta->grad_fn && !t.is_inference() && t._version() != meta->view_version) {
-    // The base (or a sibling view) was changed in place: this view's recorded history no longer
-    // describes its values. Like PyTorch, take it afresh from the base's current history.
-    meta->grad_fn = as_strided_node(t, meta->view_base);
-    meta->output_nr = 0;
-    meta->view_version = t._version();
-  }
+  if (!meta->is_view || t.is_inference() || t._version() == meta->view_version) return meta->grad_fn;
+  if (!meta->grad_fn && !meta->view_base.requires_grad()) return nullptr;
+  // The base (or a sibling view) was changed in place: this view's recorded history no longer
+  // describes its values. Like PyTorch, take it afresh from the base's current history, unless
+  // the view was made under no_grad or inference mode (then which history it should have is
+  // ambiguous, and PyTorch refuses).
+  check_view_rebase(meta->creation_meta, /*indirect=*/true);
+  meta->grad_fn = as_strided_node(t, meta->view_base);
+  meta->output_nr = 0;
+  meta->view_version = t._version();
   return meta->grad_fn;
 }
 
@@ -63,9 +67,9 @@ Edge gradient_edge(const Tensor& t) {
   AutogradMeta* meta = t.impl()->autograd_meta.get();
   if (!meta) return {};
   if (auto grad_fn = current_grad_fn(t)) return {grad_fn, meta->output_nr};
-  // A view made where no graph was recorded (no_grad) of a base that requires grad: its gradient
-  // goes to the base through an as_strided node.
-  if (meta->is_view && meta->view_base.requires_grad()) return {as_strided_node(t, meta->view_base), 0};
+  // A leaf's gradient goes to its AccumulateGrad node, if it requires grad itself. A view made
+  // under no_grad of a tensor that requires grad "requires grad" too, but has neither: as in
+  // PyTorch, no gradient flows through it to its base.
   if (!meta->requires_grad) return {};
   std::lock_guard<std::mutex> lock(meta->mutex);
   std::shared_ptr<Node> accumulator = meta->grad_accumulator.lock();

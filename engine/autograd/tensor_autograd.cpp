@@ -14,7 +14,8 @@ bool Tensor::requires_grad() const {
   const autograd::AutogradMeta* meta = checked().autograd_meta.get();
   if (!meta) return false;
   if (meta->requires_grad || meta->grad_fn) return true;
-  // A view made under no_grad of a tensor that requires grad still requires grad, as in PyTorch.
+  // A view made under no_grad of a tensor that requires grad still requires grad, as in PyTorch
+  // (though no gradient flows through it: record.cpp, gradient_edge).
   return meta->is_view && meta->view_base.defined() && meta->view_base.requires_grad();
 }
 

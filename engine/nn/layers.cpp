@@ -2,12 +2,14 @@
 #include "activation.h"
 #include "containers.h"
 #include "dropout.h"
+#include "internal.h"
 #include "layer_norm.h"
 
 namespace ember::nn {
 
 Dropout::Dropout(double p) : p_(p) {
-  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ", p);
+  EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ",
+              internal::python_float_repr(p));
 }
 
 LayerNorm::LayerNorm(const Dims& normalized_shape, double eps, bool elementwise_affine)

@@ -14,6 +14,7 @@ SGD::SGD(std::vector<Tensor> parameters, SGDOptions options)
   EMBER_CHECK(options.weight_decay >= 0, "Invalid weight_decay value: ", options.weight_decay);
   EMBER_CHECK(!options.nesterov || (options.momentum > 0 && options.dampening == 0),
               "Nesterov momentum requires a momentum and zero dampening");
+  for (const Tensor& p : parameters_) EMBER_CHECK(p.is_leaf(), "can't optimize a non-leaf Tensor");
 }
 
 void SGD::step() {

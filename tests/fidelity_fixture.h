@@ -1,0 +1,28 @@
+// The cases of tests/fixtures/fidelity.json (tools/fixtures/fidelity.py): what PyTorch 1.13 does
+// where a differential fuzz found ember doing something else, looked up by name.
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "fixture.h"
+
+namespace fidelity {
+
+inline const fixture::json& case_named(const std::string& name) {
+  for (const fixture::json& c : fixture::load("fidelity.json")["cases"])
+    if (c["name"] == name) return c;
+  throw std::runtime_error("fidelity.json has no case " + name);
+}
+
+// The cases whose name starts with `prefix`, in the fixture's order.
+inline std::vector<fixture::json> cases_starting(const std::string& prefix) {
+  std::vector<fixture::json> found;
+  for (const fixture::json& c : fixture::load("fidelity.json")["cases"])
+    if (c["name"].get<std::string>().rfind(prefix, 0) == 0) found.push_back(c);
+  return found;
+}
+
+inline ember::Dims dims_of(const fixture::json& values) { return ember::Dims(values.get<std::vector<int64_t>>()); }
+
+}  // namespace fidelity
