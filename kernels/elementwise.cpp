@@ -1,12 +1,15 @@
 // Element-wise kernels: binary arithmetic and comparisons through the strided loop (the
-// contiguous runs vectorise), unary math through Eigen's vectorised array functions.
+// contiguous runs vectorise), unary math through Eigen's vectorised array functions. Both share
+// large tensors among the threads, above the grain size of parallel.h.
 #include "elementwise.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 
 #include "copy.h"
 #include "loops.h"
+#include "parallel.h"
 #include "visit_dtype.h"
 
 namespace ember::kernels::cpu {
@@ -98,13 +101,25 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
   }
 }
 
+// Large inputs are cut into pieces, one per thread (parallel.h). Pieces are whole blocks of 64
+// bytes, so each element is computed by the same vector or scalar path of Eigen as in one piece
+// and the result does not depend on the thread count.
+template <typename T>
+void unary_in_pieces(UnaryOp op, T* out_data, const T* in_data, int64_t n, double exponent) {
+  constexpr int64_t kBlock = 64 / sizeof(T);
+  parallel_for(0, (n + kBlock - 1) / kBlock, kGrainSize / kBlock, [&](int64_t first_block, int64_t last_block) {
+    const int64_t first = first_block * kBlock, last = std::min(n, last_block * kBlock);
+    unary_floating(op, out_data + first, in_data + first, last - first, exponent);
+  });
+}
+
 }  // namespace
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
   const int64_t n = in.numel();
   switch (in.dtype()) {
-    case DType::Float32: unary_floating(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
-    case DType::Float64: unary_floating(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;
+    case DType::Float32: unary_in_pieces(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
+    case DType::Float64: unary_in_pieces(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;
     case DType::Int64: {
       const int64_t* x = in.data_ptr<int64_t>();
       int64_t* y = out.data_ptr<int64_t>();

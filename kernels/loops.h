@@ -3,12 +3,16 @@
 // Dimensions that are laid out back-to-back in every operand are merged first, so contiguous
 // tensors become a single run; the body is then called once per innermost run with the
 // operands' pointers and byte strides, and a body can special-case unit strides for speed.
+// Above kGrainSize elements the runs (or the one long run, in pieces) are shared among the
+// threads (parallel.h), so a body must only write its own run's outputs.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <tuple>
 #include <utility>
 
+#include "parallel.h"
 #include "tensor.h"
 
 namespace ember::kernels {
@@ -41,34 +45,47 @@ void for_each_run(const std::array<Tensor, N>& operands, Body&& body) {
       for (size_t k = 0; k < N; ++k) strides[k].push_back(operands[k].stride(d) * operands[k].element_size());
     }
   }
-  Run<N> run;
-  for (size_t k = 0; k < N; ++k) run.data[k] = static_cast<char*>(operands[k].raw_data());
+  std::array<char*, N> base;
+  for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k].raw_data());
   if (merged_sizes.empty()) {  // a single element
-    run.stride.fill(0);
-    run.count = 1;
+    Run<N> run{base, {}, 1};
     body(run);
     return;
   }
   const int64_t inner = merged_sizes.size() - 1;
-  for (size_t k = 0; k < N; ++k) run.stride[k] = strides[k][inner];
-  run.count = merged_sizes[inner];
-  // Odometer over the outer dimensions.
-  Dims counter = Dims::filled(inner, 0);
-  std::array<char*, N> base = run.data;
-  while (true) {
-    body(run);
-    int64_t d = inner - 1;
-    for (; d >= 0; --d) {
-      if (++counter[d] < merged_sizes[d]) break;
-      counter[d] = 0;
-    }
-    if (d < 0) return;
-    for (size_t k = 0; k < N; ++k) {
-      char* p = base[k];
-      for (int64_t e = 0; e < inner; ++e) p += counter[e] * strides[k][e];
-      run.data[k] = p;
-    }
+  const int64_t count = merged_sizes[inner];
+  std::array<int64_t, N> inner_stride;
+  for (size_t k = 0; k < N; ++k) inner_stride[k] = strides[k][inner];
+  int64_t outer = 1;
+  for (int64_t d = 0; d < inner; ++d) outer *= merged_sizes[d];
+
+  if (outer == 1) {  // one run: large ones are split into pieces, one per thread
+    parallel_for(0, count, kGrainSize, [&](int64_t first, int64_t last) {
+      Run<N> run{base, inner_stride, last - first};
+      for (size_t k = 0; k < N; ++k) run.data[k] += first * inner_stride[k];
+      body(run);
+    });
+    return;
   }
+  // Runs [first, last) of the outer dimensions, walked with an odometer from the first one's index.
+  auto runs = [&](int64_t first, int64_t last) {
+    Dims counter = Dims::filled(inner, 0);
+    for (int64_t d = inner - 1, rest = first; d >= 0; --d) {
+      counter[d] = rest % merged_sizes[d];
+      rest /= merged_sizes[d];
+    }
+    Run<N> run{base, inner_stride, count};
+    for (int64_t r = first; r < last; ++r) {
+      for (size_t k = 0; k < N; ++k) {
+        char* p = base[k];
+        for (int64_t e = 0; e < inner; ++e) p += counter[e] * strides[k][e];
+        run.data[k] = p;
+      }
+      body(run);
+      for (int64_t d = inner - 1; d >= 0 && ++counter[d] == merged_sizes[d]; --d) counter[d] = 0;
+    }
+  };
+  parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / count), runs);
 }
 
 // Applies `f` element by element: out[i] = f(in[i]...), all operands of the given C++ types.
