@@ -5,7 +5,9 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <type_traits>
 
 #include "copy.h"
 #include "loops.h"
@@ -136,10 +138,25 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
   }
 }
 
+namespace {
+// c ? x : y without a branch: the bits of x where c holds, of y elsewhere. The condition is data
+// (relu's backward asks "was this input positive?"), as often true as false, and a branch
+// mispredicted on every other element cost more than the whole select; this form vectorises.
+template <typename T>
+T select(bool c, T x, T y) {
+  using Bits = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(Bits) == sizeof(T));
+  const Bits mask = static_cast<Bits>(Bits{0} - static_cast<Bits>(c));
+  return std::bit_cast<T>(static_cast<Bits>((std::bit_cast<Bits>(x) & mask) | (std::bit_cast<Bits>(y) & ~mask)));
+}
+}  // namespace
+
 void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    map_elements<T, bool, T, T>(out, {condition, a, b}, [](bool c, T x, T y) { return c ? x : y; });
+    map_elements<T, bool, T, T>(out, {condition, a, b}, [](bool c, T x, T y) { return select(c, x, y); });
   });
 }
 

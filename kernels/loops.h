@@ -97,11 +97,32 @@ void map_elements(const Tensor& out, const std::array<Tensor, sizeof...(In)>& in
   for (size_t k = 0; k < sizeof...(In); ++k) operands[k + 1] = inputs[k];
   for_each_run<N>(operands, [&](const Run<N>& run) {
     auto body = [&]<size_t... I>(std::index_sequence<I...>) {
-      bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
+      const bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
+      const bool unit_or_repeated =
+          run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In) || run.stride[I + 1] == 0) && ...);
       if (unit) {  // the contiguous case: a plain loop the compiler vectorises
         Out* o = reinterpret_cast<Out*>(run.data[0]);
         std::tuple<const In*...> ins{reinterpret_cast<const In*>(run.data[I + 1])...};
         for (int64_t i = 0; i < run.count; ++i) o[i] = f(std::get<I>(ins)[i]...);
+      } else if (unit_or_repeated) {
+        // Contiguous but for inputs that repeat one value along the run (a number, a broadcast
+        // scalar: stride 0). Those are read from a buffer holding their value kChunk times, so
+        // the loop over each chunk is the contiguous loop above and vectorises too.
+        constexpr int64_t kChunk = 256;
+        const int64_t filled = std::min(kChunk, run.count);
+        std::tuple<std::array<In, kChunk>...> repeated;
+        ((run.stride[I + 1] == 0
+              ? void(std::fill_n(std::get<I>(repeated).data(), filled, *reinterpret_cast<const In*>(run.data[I + 1])))
+              : void()),
+         ...);
+        std::tuple<const In*...> ins{run.stride[I + 1] == 0 ? std::get<I>(repeated).data()
+                                                            : reinterpret_cast<const In*>(run.data[I + 1])...};
+        Out* o = reinterpret_cast<Out*>(run.data[0]);
+        for (int64_t first = 0; first < run.count; first += kChunk) {
+          const int64_t n = std::min(kChunk, run.count - first);
+          for (int64_t i = 0; i < n; ++i) o[first + i] = f(std::get<I>(ins)[i]...);
+          ((std::get<I>(ins) += run.stride[I + 1] == 0 ? 0 : n), ...);
+        }
       } else {
         for (int64_t i = 0; i < run.count; ++i)
           *reinterpret_cast<Out*>(run.data[0] + i * run.stride[0]) =
