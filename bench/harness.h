@@ -38,6 +38,7 @@ struct Case {
 // Time per call, in seconds, over all samples of one case.
 struct Stats {
   double median = 0;
+  double min = 0;  // the fastest sample: on a shared machine, the one least disturbed
   double p10 = 0;  // 10% of samples were faster than this
   double p90 = 0;  // 10% of samples were slower than this
   int samples = 0;
@@ -91,8 +92,8 @@ inline std::vector<Stats> measure(const std::vector<Case>& cases, const Settings
 
   std::vector<Stats> result;
   for (size_t i = 0; i < cases.size(); ++i)
-    result.push_back({percentile(samples[i], 0.5), percentile(samples[i], 0.1), percentile(samples[i], 0.9), rounds,
-                      calls_per_sample[i]});
+    result.push_back({percentile(samples[i], 0.5), *std::min_element(samples[i].begin(), samples[i].end()),
+                      percentile(samples[i], 0.1), percentile(samples[i], 0.9), rounds, calls_per_sample[i]});
   return result;
 }
 

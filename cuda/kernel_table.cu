@@ -12,6 +12,7 @@ void register_cuda_kernels(KernelTable& table) {
   table.copy = cuda::copy;
   table.fill = cuda::fill;
   table.reduce_rows = cuda::reduce_rows;
+  table.sum_columns = cuda::sum_columns;
   table.scatter_rows = cuda::scatter_rows;
   table.softmax_rows = cuda::softmax_rows;
   table.layer_norm_rows = cuda::layer_norm_rows;

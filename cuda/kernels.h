@@ -19,6 +19,7 @@ void fill(const Tensor& dst, Scalar value);
 // reduce.cu
 void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values,
                  const Tensor& indices);
+void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums);
 void scatter_rows(const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer, int64_t size,
                   int64_t inner);
 // softmax.cu, layer_norm.cu, loss.cu

@@ -78,6 +78,17 @@ void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, co
   });
 }
 
+// One thread per column walks down the rows: neighbouring threads read neighbouring addresses, so
+// every row is read in coalesced pieces.
+template <typename T>
+__global__ void sum_columns_kernel(const T* in, int64_t rows, int64_t columns, T* sums) {
+  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < columns; j += int64_t(blockDim.x) * gridDim.x) {
+    T total = T(0);
+    for (int64_t r = 0; r < rows; ++r) total += in[r * columns + j];
+    sums[j] = total;
+  }
+}
+
 template <typename T>
 void scatter_rows_as(const Tensor& out, const Tensor& values, const int64_t* where, int64_t outer, int64_t size,
                      int64_t inner) {
@@ -90,6 +101,17 @@ void scatter_rows_as(const Tensor& out, const Tensor& values, const int64_t* whe
         data[(o * size + where[k]) * inner + i] = in[k];
       },
       "scatter_rows");
+}
+
+void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums) {
+  if (columns == 0) return;
+  const unsigned blocks =
+      static_cast<unsigned>(std::min<int64_t>((columns + kThreadsPerBlock - 1) / kThreadsPerBlock, 65536));
+  visit_compute_dtype(in.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    sum_columns_kernel<T><<<blocks, kThreadsPerBlock>>>(in.data_ptr<T>(), rows, columns, sums.data_ptr<T>());
+  });
+  check_launch("sum_columns");
 }
 
 void scatter_rows(const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer, int64_t size,

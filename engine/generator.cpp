@@ -4,6 +4,7 @@
 // std::mt19937's for the same 32-bit seed; it is spelled out here so the state is ours to copy.
 #include "generator.h"
 
+#include <algorithm>
 #include <random>
 
 namespace ember {
@@ -68,27 +69,55 @@ void Generator::set_state(const GeneratorState& state) {
 }
 
 // The twist: each word is replaced by a mix of its top bit, the next word's low 31 bits and the
-// word 397 places further on. Words already replaced in this pass are used as they now are.
+// word 397 places further on (wrapping around the block). Words already replaced in this pass are
+// used as they now are. Written as three loops, so that no index needs a `% kWords`.
 void Generator::regenerate_words() {
   std::array<uint32_t, kWords>& words = state_.words;
-  for (int i = 0; i < kWords; ++i) {
-    const uint32_t following = words[(i + 1) % kWords];
+  auto twist = [&](int i, int further) {
+    const uint32_t following = words[i + 1 == kWords ? 0 : i + 1];
     const uint32_t mixed = (words[i] & kUpperBit) | (following & kLowerBits);
-    words[i] = words[(i + kShift) % kWords] ^ (mixed >> 1) ^ ((following & 1) ? kTwistMatrix : 0);
-  }
+    words[i] = words[further] ^ (mixed >> 1) ^ ((following & 1) ? kTwistMatrix : 0);
+  };
+  int i = 0;
+  for (; i < kWords - kShift; ++i) twist(i, i + kShift);
+  for (; i < kWords - 1; ++i) twist(i, i + kShift - kWords);
+  twist(kWords - 1, kShift - 1);
   state_.left = kWords;
   state_.next = 0;
 }
 
-uint32_t Generator::random() {
-  if (--state_.left == 0) regenerate_words();
-  uint32_t y = state_.words[state_.next++];
-  // Tempering: spreads the bits of the state word over the whole output.
+namespace {
+// Tempering: spreads the bits of a state word over the whole output.
+uint32_t tempered(uint32_t y) {
   y ^= y >> 11;
   y ^= (y << 7) & 0x9d2c5680;
   y ^= (y << 15) & 0xefc60000;
   y ^= y >> 18;
   return y;
+}
+}  // namespace
+
+uint32_t Generator::random() {
+  if (--state_.left == 0) regenerate_words();
+  return tempered(state_.words[state_.next++]);
+}
+
+// random() hands out words[next] while left > 1 and regenerates when left would reach 0; so
+// left - 1 words can be handed out before the next regeneration.
+void Generator::random_block(uint32_t* out, int64_t count) {
+  while (count > 0) {
+    if (state_.left == 1) {
+      regenerate_words();
+      ++state_.left;  // as random() regenerates first and then hands out words[0]
+    }
+    const int run = static_cast<int>(std::min<int64_t>(count, state_.left - 1));
+    const uint32_t* words = state_.words.data() + state_.next;
+    for (int k = 0; k < run; ++k) out[k] = tempered(words[k]);
+    state_.next += run;
+    state_.left -= run;
+    out += run;
+    count -= run;
+  }
 }
 
 uint64_t Generator::random64() {

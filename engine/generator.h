@@ -54,6 +54,9 @@ class Generator {
   uint32_t random();
   // Two outputs, the first one in the high half.
   uint64_t random64();
+  // The next `count` outputs, exactly as `count` calls of random() give them, but a whole run of
+  // the state block at a time: the loop tempers consecutive words, which the compiler vectorises.
+  void random_block(uint32_t* out, int64_t count);
   // The cached second normal sample of the scalar Box–Muller (see kernels/distributions.h).
   std::optional<double> next_double_normal_sample() const { return state_.next_double_normal; }
   void set_next_double_normal_sample(std::optional<double> value) { state_.next_double_normal = value; }

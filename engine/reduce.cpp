@@ -57,12 +57,39 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
 
 DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : kInt64; }
 
+// How many leading dims `mask` reduces when it reduces those and no others (0 otherwise): a sum over
+// them, such as a bias's gradient summed over the batch, reduces the columns of the input as it
+// lies, without the transposing copy that moving them to the end would be.
+int64_t reduced_leading_dims(const std::array<bool, Dims::kMaxDims>& mask, int64_t dim) {
+  int64_t leading = 0;
+  while (leading < dim && mask[leading]) ++leading;
+  for (int64_t d = leading; d < dim; ++d)
+    if (mask[d]) return 0;
+  return leading < dim ? leading : 0;
+}
+
 Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
   const DType result = sum_dtype(a.dtype());
   const DType compute = internal::compute_dtype(result);
-  Rows rows = as_rows(a, reduced_mask(a, dims), keepdim, compute);
+  const std::array<bool, Dims::kMaxDims> mask = reduced_mask(a, dims);
+  const kernels::KernelTable& kernels = kernels::on(a.device());
+  if (const int64_t leading = reduced_leading_dims(mask, a.dim()); leading > 0 && kernels.sum_columns.available()) {
+    Tensor data = internal::contiguous(internal::converted(a, compute));
+    int64_t rows = 1, columns = 1;
+    Dims out_sizes;
+    for (int64_t d = 0; d < a.dim(); ++d) {
+      if (d < leading) rows *= a.size(d);
+      else columns *= a.size(d);
+      if (d >= leading) out_sizes.push_back(a.size(d));
+      else if (keepdim) out_sizes.push_back(1);
+    }
+    Tensor out = internal::new_empty(out_sizes, compute, a.device());
+    kernels.sum_columns(data, rows, columns, out);
+    return internal::converted(out, result);
+  }
+  Rows rows = as_rows(a, mask, keepdim, compute);
   Tensor out = internal::new_empty(rows.out_sizes, compute, a.device());
-  kernels::on(a.device()).reduce_rows(ReduceOp::Sum, rows.data, rows.outer, rows.inner, out, {});
+  kernels.reduce_rows(ReduceOp::Sum, rows.data, rows.outer, rows.inner, out, {});
   return internal::converted(out, result);
 }
 

@@ -25,6 +25,7 @@ KernelTable cpu_table() {
   table.copy = cpu::copy;
   table.fill = cpu::fill;
   table.reduce_rows = cpu::reduce_rows;
+  table.sum_columns = cpu::sum_columns;
   table.scatter_rows = cpu::scatter_rows;
   table.softmax_rows = cpu::softmax_rows;
   table.layer_norm_rows = cpu::layer_norm_rows;

@@ -59,6 +59,7 @@ struct KernelTable {
   // ---- rows of a contiguous [outer, inner] matrix (reduce.h, softmax.h, layer_norm.h, loss.h) ----
   EMBER_KERNEL(reduce_rows, void(ReduceOp, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values,
                                  const Tensor& indices));
+  EMBER_KERNEL(sum_columns, void(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums));
   EMBER_KERNEL(scatter_rows, void(const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer,
                                   int64_t size, int64_t inner));
   EMBER_KERNEL(softmax_rows, void(const Tensor& out, const Tensor& in, int64_t rows, int64_t n, bool log));

@@ -58,6 +58,24 @@ void for_each_in_memory_order(const Tensor& self, Visit&& visit) {
 
 // ---- uniform values per dtype ----
 
+// A float32 uniform in [from, to) from one 32-bit draw: its low 24 bits scaled to [0, 1).
+float uniform_float_from(uint32_t bits, float from, float to) {
+  const float x = static_cast<float>(bits & 0xffffffu) * 0x1.0p-24f;  // 24 bits
+  return std::fma(x, to - from, from);
+}
+
+// `count` float32 uniforms in [0, 1), the same as `count` calls of uniform_float: the draws come a
+// block at a time (Generator::random_block) and are then scaled in a loop the compiler vectorises.
+void uniform_floats(float* data, int64_t count, Generator& generator) {
+  constexpr int64_t kBlock = 1024;
+  uint32_t bits[kBlock];
+  for (int64_t first = 0; first < count; first += kBlock) {
+    const int64_t n = std::min(kBlock, count - first);
+    generator.random_block(bits, n);
+    for (int64_t i = 0; i < n; ++i) data[first + i] = uniform_float_from(bits[i], 0.0f, 1.0f);
+  }
+}
+
 // PyTorch computes 16-bit uniforms in float: the low `digits` bits of one 32-bit draw scaled to
 // [0, 1), times the range (rounded to the 16-bit type first, since c10's Half - Half returns a
 // Half) plus from, fused; only the result is rounded to the 16-bit type. (The product of an
@@ -149,7 +167,9 @@ void normal_transform_16(BFloat16* data, BFloat16 mean, BFloat16 std) {
 // values already finished) and transformed again. Total draws: n, plus 16 when there is a tail.
 template <typename T>
 void box_muller_block_fill(T* data, int64_t count, T mean, T std, Generator& generator) {
-  for (int64_t i = 0; i < count; ++i) data[i] = uniform_element<T>(generator, T(0.0f), T(1.0f));
+  if constexpr (std::is_same_v<T, float>) uniform_floats(data, count, generator);
+  else
+    for (int64_t i = 0; i < count; ++i) data[i] = uniform_element<T>(generator, T(0.0f), T(1.0f));
   for (int64_t i = 0; i + 16 <= count; i += 16) normal_transform_16(data + i, mean, std);
   if (count % 16 != 0) {
     T* last = data + count - 16;
@@ -163,8 +183,7 @@ void box_muller_block_fill(T* data, int64_t count, T mean, T std, Generator& gen
 // ---- single values ----
 
 float uniform_float(Generator& generator, float from, float to) {
-  const float x = static_cast<float>(generator.random() & 0xffffffu) * 0x1.0p-24f;  // 24 bits
-  return std::fma(x, to - from, from);
+  return uniform_float_from(generator.random(), from, to);
 }
 
 double uniform_double(Generator& generator, double from, double to) {

@@ -1,12 +1,17 @@
 // Element-wise kernels: binary arithmetic and comparisons through the strided loop (the
-// contiguous runs vectorise), unary math through Eigen's vectorised array functions.
+// contiguous runs vectorise), unary math through Eigen's vectorised array functions. Both share
+// large tensors among the threads, above the grain size of parallel.h.
 #include "elementwise.h"
 
 #include <Eigen/Core>
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <type_traits>
 
 #include "copy.h"
 #include "loops.h"
+#include "parallel.h"
 #include "visit_dtype.h"
 
 namespace ember::kernels::cpu {
@@ -115,13 +120,25 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
   }
 }
 
+// Large inputs are cut into pieces, one per thread (parallel.h). Pieces are whole blocks of 64
+// bytes, so each element is computed by the same vector or scalar path of Eigen as in one piece
+// and the result does not depend on the thread count.
+template <typename T>
+void unary_in_pieces(UnaryOp op, T* out_data, const T* in_data, int64_t n, double exponent) {
+  constexpr int64_t kBlock = 64 / sizeof(T);
+  parallel_for(0, (n + kBlock - 1) / kBlock, kGrainSize / kBlock, [&](int64_t first_block, int64_t last_block) {
+    const int64_t first = first_block * kBlock, last = std::min(n, last_block * kBlock);
+    unary_floating(op, out_data + first, in_data + first, last - first, exponent);
+  });
+}
+
 }  // namespace
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
   const int64_t n = in.numel();
   switch (in.dtype()) {
-    case DType::Float32: unary_floating(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
-    case DType::Float64: unary_floating(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;
+    case DType::Float32: unary_in_pieces(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
+    case DType::Float64: unary_in_pieces(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;
     case DType::Int64: {
       const int64_t* x = in.data_ptr<int64_t>();
       int64_t* y = out.data_ptr<int64_t>();
@@ -138,10 +155,25 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
   }
 }
 
+namespace {
+// c ? x : y without a branch: the bits of x where c holds, of y elsewhere. The condition is data
+// (relu's backward asks "was this input positive?"), as often true as false, and a branch
+// mispredicted on every other element cost more than the whole select; this form vectorises.
+template <typename T>
+T select(bool c, T x, T y) {
+  using Bits = std::conditional_t<
+      sizeof(T) == 1, uint8_t,
+      std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(Bits) == sizeof(T));
+  const Bits mask = static_cast<Bits>(Bits{0} - static_cast<Bits>(c));
+  return std::bit_cast<T>(static_cast<Bits>((std::bit_cast<Bits>(x) & mask) | (std::bit_cast<Bits>(y) & ~mask)));
+}
+}  // namespace
+
 void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    map_elements<T, bool, T, T>(out, {condition, a, b}, [](bool c, T x, T y) { return c ? x : y; });
+    map_elements<T, bool, T, T>(out, {condition, a, b}, [](bool c, T x, T y) { return select(c, x, y); });
   });
 }
 

@@ -3,12 +3,16 @@
 // Dimensions that are laid out back-to-back in every operand are merged first, so contiguous
 // tensors become a single run; the body is then called once per innermost run with the
 // operands' pointers and byte strides, and a body can special-case unit strides for speed.
+// Above kGrainSize elements the runs (or the one long run, in pieces) are shared among the
+// threads (parallel.h), so a body must only write its own run's outputs.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <tuple>
 #include <utility>
 
+#include "parallel.h"
 #include "tensor.h"
 
 namespace ember::kernels {
@@ -41,34 +45,47 @@ void for_each_run(const std::array<Tensor, N>& operands, Body&& body) {
       for (size_t k = 0; k < N; ++k) strides[k].push_back(operands[k].stride(d) * operands[k].element_size());
     }
   }
-  Run<N> run;
-  for (size_t k = 0; k < N; ++k) run.data[k] = static_cast<char*>(operands[k].raw_data());
+  std::array<char*, N> base;
+  for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k].raw_data());
   if (merged_sizes.empty()) {  // a single element
-    run.stride.fill(0);
-    run.count = 1;
+    Run<N> run{base, {}, 1};
     body(run);
     return;
   }
   const int64_t inner = merged_sizes.size() - 1;
-  for (size_t k = 0; k < N; ++k) run.stride[k] = strides[k][inner];
-  run.count = merged_sizes[inner];
-  // Odometer over the outer dimensions.
-  Dims counter = Dims::filled(inner, 0);
-  std::array<char*, N> base = run.data;
-  while (true) {
-    body(run);
-    int64_t d = inner - 1;
-    for (; d >= 0; --d) {
-      if (++counter[d] < merged_sizes[d]) break;
-      counter[d] = 0;
-    }
-    if (d < 0) return;
-    for (size_t k = 0; k < N; ++k) {
-      char* p = base[k];
-      for (int64_t e = 0; e < inner; ++e) p += counter[e] * strides[k][e];
-      run.data[k] = p;
-    }
+  const int64_t count = merged_sizes[inner];
+  std::array<int64_t, N> inner_stride;
+  for (size_t k = 0; k < N; ++k) inner_stride[k] = strides[k][inner];
+  int64_t outer = 1;
+  for (int64_t d = 0; d < inner; ++d) outer *= merged_sizes[d];
+
+  if (outer == 1) {  // one run: large ones are split into pieces, one per thread
+    parallel_for(0, count, kGrainSize, [&](int64_t first, int64_t last) {
+      Run<N> run{base, inner_stride, last - first};
+      for (size_t k = 0; k < N; ++k) run.data[k] += first * inner_stride[k];
+      body(run);
+    });
+    return;
   }
+  // Runs [first, last) of the outer dimensions, walked with an odometer from the first one's index.
+  auto runs = [&](int64_t first, int64_t last) {
+    Dims counter = Dims::filled(inner, 0);
+    for (int64_t d = inner - 1, rest = first; d >= 0; --d) {
+      counter[d] = rest % merged_sizes[d];
+      rest /= merged_sizes[d];
+    }
+    Run<N> run{base, inner_stride, count};
+    for (int64_t r = first; r < last; ++r) {
+      for (size_t k = 0; k < N; ++k) {
+        char* p = base[k];
+        for (int64_t e = 0; e < inner; ++e) p += counter[e] * strides[k][e];
+        run.data[k] = p;
+      }
+      body(run);
+      for (int64_t d = inner - 1; d >= 0 && ++counter[d] == merged_sizes[d]; --d) counter[d] = 0;
+    }
+  };
+  parallel_for(0, outer, std::max<int64_t>(1, kGrainSize / count), runs);
 }
 
 // Applies `f` element by element: out[i] = f(in[i]...), all operands of the given C++ types.
@@ -80,11 +97,32 @@ void map_elements(const Tensor& out, const std::array<Tensor, sizeof...(In)>& in
   for (size_t k = 0; k < sizeof...(In); ++k) operands[k + 1] = inputs[k];
   for_each_run<N>(operands, [&](const Run<N>& run) {
     auto body = [&]<size_t... I>(std::index_sequence<I...>) {
-      bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
+      const bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
+      const bool unit_or_repeated =
+          run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In) || run.stride[I + 1] == 0) && ...);
       if (unit) {  // the contiguous case: a plain loop the compiler vectorises
         Out* o = reinterpret_cast<Out*>(run.data[0]);
         std::tuple<const In*...> ins{reinterpret_cast<const In*>(run.data[I + 1])...};
         for (int64_t i = 0; i < run.count; ++i) o[i] = f(std::get<I>(ins)[i]...);
+      } else if (unit_or_repeated) {
+        // Contiguous but for inputs that repeat one value along the run (a number, a broadcast
+        // scalar: stride 0). Those are read from a buffer holding their value kChunk times, so
+        // the loop over each chunk is the contiguous loop above and vectorises too.
+        constexpr int64_t kChunk = 256;
+        const int64_t filled = std::min(kChunk, run.count);
+        std::tuple<std::array<In, kChunk>...> repeated;
+        ((run.stride[I + 1] == 0
+              ? void(std::fill_n(std::get<I>(repeated).data(), filled, *reinterpret_cast<const In*>(run.data[I + 1])))
+              : void()),
+         ...);
+        std::tuple<const In*...> ins{run.stride[I + 1] == 0 ? std::get<I>(repeated).data()
+                                                            : reinterpret_cast<const In*>(run.data[I + 1])...};
+        Out* o = reinterpret_cast<Out*>(run.data[0]);
+        for (int64_t first = 0; first < run.count; first += kChunk) {
+          const int64_t n = std::min(kChunk, run.count - first);
+          for (int64_t i = 0; i < n; ++i) o[first + i] = f(std::get<I>(ins)[i]...);
+          ((std::get<I>(ins) += run.stride[I + 1] == 0 ? 0 : n), ...);
+        }
       } else {
         for (int64_t i = 0; i < run.count; ++i)
           *reinterpret_cast<Out*>(run.data[0] + i * run.stride[0]) =

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -139,6 +140,24 @@ bool onednn_has_bf16() {
 
 constexpr int64_t kSmallProduct = 4096;
 
+// Products of at most this many multiply-adds run on one thread, as OpenBLAS (libtorch's CPU gemm)
+// runs them (its SMP_THRESHOLD_MIN * GEMM_MULTITHREAD_THRESHOLD): below it, waking a second thread
+// costs more than the thread saves. This is the gemm's grain size (parallel.h has the element-wise
+// one). oneDNN reads OpenMP's thread count, a per-thread setting, so lowering it for the duration
+// of one product changes nothing for other threads. (Eigen's float64 products have their own rule.)
+constexpr int64_t kSingleThreadedProduct = 65536 * 4;
+
+class OneThreadScope {
+ public:
+  OneThreadScope() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+  ~OneThreadScope() { omp_set_num_threads(saved_); }
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
 template <typename T>
 void gemm_in_order(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   const int64_t M = a.size(1), K = a.size(2), N = b.size(2);
@@ -166,9 +185,12 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   if (out.numel() == 0) return;
   EMBER_INTERNAL_ASSERT(a.size(2) > 0, "gemm with an empty inner dimension (the op handles it)");
   EMBER_INTERNAL_ASSERT(has_gemm_layout(a) && has_gemm_layout(b), "gemm operands must have a unit inner stride");
-  const bool tiny = out.size(0) * out.size(1) * out.size(2) * a.size(2) <= kSmallProduct;
+  const int64_t multiply_adds = out.size(0) * out.size(1) * out.size(2) * a.size(2);
+  const bool tiny = multiply_adds <= kSmallProduct;
   if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
   if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);
+  std::optional<OneThreadScope> one_thread;
+  if (multiply_adds <= kSingleThreadedProduct && omp_get_max_threads() > 1) one_thread.emplace();
   switch (out.dtype()) {
     case DType::Float32: gemm_onednn(out, a, b, alpha, beta, bias); return;
     case DType::BFloat16:

@@ -119,3 +119,23 @@ TEST_CASE("every differentiable op's gradients match PyTorch, through views to t
   }
   CHECK(checked == kCasesWithGradients);
 }
+
+TEST_CASE("ops with a number or a broadcast scalar over long contiguous runs compute every element", "[ops]") {
+  // Runs longer than the 256-element chunks the strided loop reads a repeated value in, with a
+  // length that is not a multiple of them, checked element by element against plain C++.
+  manual_seed(0);
+  const Tensor a = randn({3, 1000});
+  const Tensor scalar = full({}, 0.25);
+  const std::vector<float> x = a.to_vector<float>();
+  const std::vector<float> scaled = (a * 2.5f).to_vector<float>();
+  const std::vector<float> shifted = (a + scalar).to_vector<float>();
+  const std::vector<float> relu_grad = threshold_backward(a, a, 0).to_vector<float>();
+  const std::vector<float> kept = where(gt(a, 0.5), a, scalar).to_vector<float>();
+  for (size_t i = 0; i < x.size(); ++i) {
+    INFO("element " << i);
+    REQUIRE(scaled[i] == x[i] * 2.5f);
+    REQUIRE(shifted[i] == x[i] + 0.25f);
+    REQUIRE(relu_grad[i] == (x[i] <= 0 ? 0.0f : x[i]));
+    REQUIRE(kept[i] == (x[i] > 0.5f ? x[i] : 0.25f));
+  }
+}

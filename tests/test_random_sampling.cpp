@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "cuda_backend.h"
 #include "ember.h"
@@ -88,6 +89,17 @@ TEST_CASE("random64 joins two draws, the first in the high half", "[random]") {
   Generator a(7), b(7);
   const uint64_t high = a.random(), low = a.random();
   CHECK(b.random64() == ((high << 32) | low));
+}
+
+TEST_CASE("random_block hands out std::mt19937's stream, mixed with single draws, across regenerations", "[random]") {
+  Generator generator(12345);
+  std::mt19937 reference(12345);
+  std::vector<uint32_t> block(1500);
+  for (int64_t count : {1, 623, 1, 1500, 624, 7}) {  // runs that end before, on and after a regeneration
+    generator.random_block(block.data(), count);
+    for (int64_t i = 0; i < count; ++i) REQUIRE(block[i] == reference());
+    REQUIRE(generator.random() == reference());
+  }
 }
 
 TEST_CASE("Only the low 32 bits of the seed matter and initial_seed keeps all 64", "[random]") {

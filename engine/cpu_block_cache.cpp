@@ -1,0 +1,148 @@
+// One pool behind one lock: free lists per size class (an array for the 2048 small classes, a map
+// for the large ones), the bytes cached and reserved, and the count of blocks taken from the OS.
+// Taking a cached block is a lock, a pop and an unlock. The lock is held for a few instructions
+// only, so it is a spin lock: with std::mutex (whose unlock is a second atomic read-modify-write)
+// an allocation and free took about 20% longer than malloc's; with this lock they take about as long.
+#include "cpu_block_cache.h"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "error.h"
+
+namespace ember::cpu_block_cache {
+namespace {
+
+constexpr int64_t kMinBlockSize = 512;                 // every request is rounded up to a multiple of this
+constexpr int64_t kSmallSize = 1 << 20;                // blocks up to 1 MiB are the small pool
+constexpr int64_t kRoundLarge = 2 << 20;               // larger ones are rounded up to a multiple of 2 MiB
+constexpr int64_t kMaxCachedBytes = int64_t{1} << 30;  // free blocks beyond 1 GiB go back to the OS
+constexpr int64_t kAlignment = 64;                     // PyTorch's CPU alignment (c10::gAlignment)
+
+int64_t size_class(int64_t nbytes) {
+  if (nbytes <= kSmallSize) return (nbytes + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+  return (nbytes + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
+}
+
+#ifdef __SANITIZE_ADDRESS__
+constexpr bool kCaching = false;  // exact, uncached blocks: AddressSanitizer sees every overrun
+#else
+constexpr bool kCaching = true;
+#endif
+
+class SpinLock {
+ public:
+  void lock() {
+    while (held_.exchange(true, std::memory_order_acquire))
+      while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+  }
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
+struct Pool {
+  SpinLock mutex;
+  std::vector<void*> small[kSmallSize / kMinBlockSize];   // index: size class / 512 - 1
+  std::unordered_map<int64_t, std::vector<void*>> large;  // size class -> free blocks
+  int64_t cached_bytes = 0;
+  int64_t reserved_bytes = 0;
+  int64_t os_allocations = 0;
+
+  std::vector<void*>& free_blocks(int64_t block_size) {
+    if (block_size <= kSmallSize) return small[block_size / kMinBlockSize - 1];
+    return large[block_size];
+  }
+};
+
+// Never destroyed: tensors that outlive main (a static's) still free their blocks into it.
+Pool& pool() {
+  static Pool* const the_pool = new Pool;
+  return *the_pool;
+}
+
+// A new block of block_size bytes for a request of nbytes. The error is PyTorch's text without its
+// "[enforce fail at alloc_cpu.cpp:75] err == 0. " prefix (c10's file and line); malloc fails only
+// with ENOMEM.
+void* from_os(int64_t block_size, int64_t nbytes) {
+  void* block = kCaching ? std::aligned_alloc(kAlignment, static_cast<size_t>(block_size))
+                         : std::malloc(static_cast<size_t>(block_size));
+  EMBER_CHECK(block != nullptr, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
+              " bytes. Error code ", ENOMEM, " (", std::strerror(ENOMEM), ")");
+  return block;
+}
+
+}  // namespace
+
+void* allocate(int64_t nbytes) {
+  const int64_t block_size = kCaching ? size_class(nbytes) : nbytes;
+  Pool& p = pool();
+  {
+    std::lock_guard<SpinLock> lock(p.mutex);
+    if (kCaching) {
+      std::vector<void*>& blocks = p.free_blocks(block_size);
+      if (!blocks.empty()) {
+        void* block = blocks.back();
+        blocks.pop_back();
+        p.cached_bytes -= block_size;
+        return block;
+      }
+    }
+  }
+  void* block = from_os(block_size, nbytes);
+  std::lock_guard<SpinLock> lock(p.mutex);
+  p.reserved_bytes += block_size;
+  ++p.os_allocations;
+  return block;
+}
+
+void release(void* block, int64_t nbytes) {
+  const int64_t block_size = kCaching ? size_class(nbytes) : nbytes;
+  Pool& p = pool();
+  {
+    std::lock_guard<SpinLock> lock(p.mutex);
+    if (kCaching && p.cached_bytes + block_size <= kMaxCachedBytes) {
+      p.free_blocks(block_size).push_back(block);
+      p.cached_bytes += block_size;
+      return;
+    }
+    p.reserved_bytes -= block_size;
+  }
+  std::free(block);
+}
+
+void empty() {
+  Pool& p = pool();
+  std::vector<void*> to_free;
+  {
+    std::lock_guard<SpinLock> lock(p.mutex);
+    for (std::vector<void*>& blocks : p.small) {
+      to_free.insert(to_free.end(), blocks.begin(), blocks.end());
+      blocks = {};
+    }
+    for (auto& [block_size, blocks] : p.large) to_free.insert(to_free.end(), blocks.begin(), blocks.end());
+    p.large.clear();
+    p.reserved_bytes -= p.cached_bytes;
+    p.cached_bytes = 0;
+  }
+  for (void* block : to_free) std::free(block);
+}
+
+int64_t reserved_bytes() {
+  std::lock_guard<SpinLock> lock(pool().mutex);
+  return pool().reserved_bytes;
+}
+
+int64_t os_allocations() {
+  std::lock_guard<SpinLock> lock(pool().mutex);
+  return pool().os_allocations;
+}
+
+}  // namespace ember::cpu_block_cache
