@@ -76,8 +76,7 @@ Tensor eye(int64_t n, int64_t m, Options options) {
   Tensor out = internal::new_empty({n, m}, options.dtype_);
   kernels::on(kCPU).fill(out, 0);
   if (n > 0 && m > 0) {
-    Tensor diagonal(
-        std::make_shared<TensorImpl>(out.impl()->storage, Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
+    Tensor diagonal(std::make_shared<TensorImpl>(*out.impl(), Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
     kernels::on(kCPU).fill(diagonal, 1);
   }
   return finish_factory(out, options);

@@ -17,15 +17,15 @@ Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
     EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes),
                 "Storage size calculation overflowed with sizes=", to_string(sizes));
   }
-  auto storage = std::make_shared<Storage>(nbytes, device,
-                                           /*tracks_version=*/!InferenceMode::is_enabled());
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
+  auto storage = std::make_shared<Storage>(nbytes, device);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
+                                             /*tracks_version=*/!InferenceMode::is_enabled()));
 }
 
 Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
   EMBER_INTERNAL_ASSERT(is_non_overlapping_and_dense({sizes, strides}), "new_empty_strided takes dense strides");
   const Tensor dense = new_empty(sizes, dtype, device);  // the storage: numel elements, as for any dense layout
-  return Tensor(std::make_shared<TensorImpl>(dense.impl()->storage, sizes, strides, 0, dtype));
+  return Tensor(std::make_shared<TensorImpl>(*dense.impl(), sizes, strides, 0, dtype));  // dense's fresh counter
 }
 
 Tensor new_empty_like(const Tensor& t, DType dtype) {
@@ -41,7 +41,7 @@ Tensor with_layout(const Tensor& t, DType dtype, const Dims& strides) {
 
 Tensor alias(const Tensor& t) {
   const TensorImpl& impl = *t.impl();
-  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
+  return Tensor(std::make_shared<TensorImpl>(impl, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
 }
 
 Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
@@ -49,7 +49,7 @@ Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
   const int64_t lead = sizes.size() - t.dim();
   Dims strides = Dims::filled(sizes.size(), 0);
   for (int64_t d = 0; d < t.dim(); ++d) strides[lead + d] = t.size(d) == 1 && sizes[lead + d] != 1 ? 0 : t.stride(d);
-  return Tensor(std::make_shared<TensorImpl>(t.impl()->storage, sizes, strides, t.storage_offset(), t.dtype()));
+  return Tensor(std::make_shared<TensorImpl>(*t.impl(), sizes, strides, t.storage_offset(), t.dtype()));
 }
 
 Tensor converted(const Tensor& t, DType dtype) {
@@ -126,6 +126,12 @@ DType result_type(const Tensor& a, Scalar b) {
   DType number = wrapped_number_dtype(b);
   if (category(number) > category(a.dtype())) return combine(a.dtype(), number);
   return a.dtype();
+}
+
+void check_can_cast(DType result, DType out) {
+  const bool narrows = (is_floating_point(result) && !is_floating_point(out)) || (result != kBool && out == kBool);
+  EMBER_CHECK(!narrows, "result type ", scalar_type_name(result), " can't be cast to the desired output type ",
+              scalar_type_name(out));
 }
 
 Tensor finish_factory(Tensor cpu, const Options& options) {

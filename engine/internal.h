@@ -51,6 +51,9 @@ DType compute_dtype(DType dtype);
 // numbers only lift the category (float32 [3] + float64 0-dim -> float32; int64 + 2.5 -> float32).
 DType result_type(const Tensor& a, const Tensor& b);
 DType result_type(const Tensor& a, Scalar b);
+// A result of dtype `result` may be written into a tensor of dtype `out` unless that narrows its
+// category (float into int64, anything but bool into bool): PyTorch's canCast.
+void check_can_cast(DType result, DType out);
 
 // A factory's last step: move to the requested device, then require grad if asked (PyTorch's
 // "Only Tensors of floating point and complex dtype can require gradients" otherwise).

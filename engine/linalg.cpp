@@ -16,7 +16,7 @@ namespace {
 
 // A 2-D tensor seen as a batch of one.
 Tensor as_batch(const Tensor& t) {
-  return Tensor(std::make_shared<TensorImpl>(t.impl()->storage, Dims{1, t.size(0), t.size(1)},
+  return Tensor(std::make_shared<TensorImpl>(*t.impl(), Dims{1, t.size(0), t.size(1)},
                                              Dims{t.size(0) * t.size(1), t.stride(0), t.stride(1)}, t.storage_offset(),
                                              t.dtype()));
 }

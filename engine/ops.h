@@ -33,7 +33,8 @@ Tensor scalar_tensor(Scalar value, Options options = {});
 
 // ---- views (views.cpp) ----
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset);
-// A view recorded as UnsafeViewBackward0: what reshape-with-copy and matmul's folding return.
+// What reshape-with-copy and matmul's folding return: an alias of `self` recorded as
+// UnsafeViewBackward0, which autograd does not treat as a view (PyTorch's _unsafe_view).
 Tensor unsafe_view(const Tensor& self, const Dims& sizes);
 
 // ---- element-wise (pointwise.cpp) ----
@@ -91,6 +92,18 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar 
 Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+
+// ---- out= variants (resize.cpp) ----
+// torch.add(a, b, out=out) and its kind: the result written into `out`, which is resized (with
+// PyTorch's warning unless it was empty) when its shape differs. Element-wise ops cast into out's
+// dtype where the result type allows; products need out's dtype exactly. Refused when autograd
+// would have to record.
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha = 1);
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b);
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
 
 // ---- neural-network functions (nn_functional.cpp) ----
 Tensor softmax(const Tensor& a, int64_t dim);

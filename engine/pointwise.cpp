@@ -81,12 +81,7 @@ Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
 }
 
 // ---- the checks every in-place write into `self` makes ----
-// An in-place op may not narrow the category of the result (float into an int64 tensor).
-void check_can_cast(DType result, DType self) {
-  const bool narrows = (is_floating_point(result) && !is_floating_point(self)) || (result != kBool && self == kBool);
-  EMBER_CHECK(!narrows, "result type ", scalar_type_name(result), " can't be cast to the desired output type ",
-              scalar_type_name(self));
-}
+// An in-place op may not narrow the category of the result (internal::check_can_cast).
 void check_writable(const Tensor& self, const Tensor& source) {
   internal::check_no_internal_overlap(self);
   if (source.defined()) internal::check_no_partial_overlap(self, source);
@@ -101,7 +96,7 @@ void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar
   EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
               " doesn't match the broadcast shape ", to_string(shape));
   const DType result = binary_result_dtype(op, internal::result_type(self, other));
-  check_can_cast(result, self.dtype());
+  internal::check_can_cast(result, self.dtype());
   check_alpha(alpha, result);
   const kernels::KernelTable& kernels = kernels::on(self.device());
   if (internal::compute_dtype(self.dtype()) == self.dtype() && self.dtype() == result)
@@ -111,7 +106,7 @@ void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar
 
 void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
   check_writable(self, Tensor());
-  check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
+  internal::check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
   Tensor number = internal::scalar(other, self.dtype());  // a wrapped number, as in scalar_op
   const kernels::KernelTable& kernels = kernels::on(self.device());
   if (internal::compute_dtype(self.dtype()) == self.dtype())

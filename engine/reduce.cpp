@@ -50,7 +50,7 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
     if (!mask[d]) rows.out_sizes.push_back(a.size(d));
     else if (keepdim) rows.out_sizes.push_back(1);
   }
-  Tensor permuted(std::make_shared<TensorImpl>(a.impl()->storage, sizes, strides, a.storage_offset(), a.dtype()));
+  Tensor permuted(std::make_shared<TensorImpl>(*a.impl(), sizes, strides, a.storage_offset(), a.dtype()));
   rows.data = internal::contiguous(internal::converted(permuted, compute));
   return rows;
 }

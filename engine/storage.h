@@ -7,24 +7,22 @@
 
 #include "allocator.h"
 #include "device.h"
-#include "version_counter.h"
 
 namespace ember {
 
 struct Storage {
-  Storage(int64_t nbytes, Device device, bool tracks_version)
-      : data(allocate_bytes(device, nbytes)),
-        nbytes(nbytes),
-        device(device),
-        version_counter(tracks_version) {}
+  Storage(int64_t nbytes, Device device) : data(allocate_bytes(device, nbytes)), nbytes(nbytes), device(device) {}
   ~Storage() { free_bytes(device, data, nbytes); }
   Storage(const Storage&) = delete;
   Storage& operator=(const Storage&) = delete;
 
-  void* const data;
-  const int64_t nbytes;
+  // resize_ past the end: new bytes with the old ones copied to their start, seen at once by
+  // every tensor on this storage (PyTorch resizes the StorageImpl they share). Defined in resize.cpp.
+  void grow(int64_t new_nbytes);
+
+  void* data;
+  int64_t nbytes;
   const Device device;
-  VersionCounter version_counter;
 };
 
 }  // namespace ember

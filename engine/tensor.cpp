@@ -104,11 +104,12 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
     if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
       int64_t span = self.numel() == 0 ? 0 : 1;
       for (int64_t d = 0; d < self.dim(); ++d) span += (self.size(d) - 1) * self.stride(d);
-      auto host = std::make_shared<Storage>(span * self.element_size(), kCPU, !InferenceMode::is_enabled());
+      auto host = std::make_shared<Storage>(span * self.element_size(), kCPU);
       if (span > 0)
         cuda::copy_bytes(host->data, self.raw_data(), span * self.element_size(), cuda::CopyKind::DeviceToHost);
       return internal::contiguous(
-          Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype())));
+          Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype(),
+                                              /*tracks_version=*/!InferenceMode::is_enabled())));
     }
     // between GPUs
     Tensor packed = self.contiguous();
@@ -173,6 +174,19 @@ Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b); }
+Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b); }
+// A number on the left is Python's reflected comparison: 0 < t is t > 0.
+Tensor operator==(Scalar a, const Tensor& b) { return eq(b, a); }
+Tensor operator!=(Scalar a, const Tensor& b) { return ne(b, a); }
+Tensor operator<(Scalar a, const Tensor& b) { return gt(b, a); }
+Tensor operator<=(Scalar a, const Tensor& b) { return ge(b, a); }
+Tensor operator>(Scalar a, const Tensor& b) { return lt(b, a); }
+Tensor operator>=(Scalar a, const Tensor& b) { return le(b, a); }
 
 std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.str(); }
 

@@ -112,7 +112,22 @@ class Tensor {
   // an optimizer holding the parameter keeps working. The tensor takes new_data's version counter.
   void set_data(const Tensor& new_data) const;
   bool is_inference() const { return checked().is_inference(); }
-  uint32_t _version() const { return checked().storage->version_counter.current(); }
+  uint32_t _version() const { return checked().version_counter->current(); }
+  // PyTorch's `t.data`: the same bytes and layout, no history, requires_grad false, and a version
+  // counter of its own, so an in-place change through it escapes autograd's saved-tensor check
+  // (the classic way to sneak past autograd; detach() shares the counter and is caught).
+  Tensor data() const;
+
+  // ---- aliasing ----
+  // PyTorch's t._is_view() and t._base: whether a view op made this tensor, and the tensor its
+  // chain of views started from (undefined when not a view). Views of inference tensors are not
+  // views, as in PyTorch. One deviation: a view made under no_grad of a tensor that does not
+  // require grad is not recorded (autograd_meta is only made where a graph could need it), so it
+  // answers false where PyTorch answers true.
+  bool _is_view() const;
+  Tensor _base() const;
+  // libtorch's is_alias_of: whether the two share storage (views, detach() and data() do).
+  bool is_alias_of(const Tensor& other) const { return checked().storage == other.checked().storage; }
 
   // ---- views (share storage and version counter) ----
   Tensor view(const Dims& sizes) const;
@@ -131,6 +146,9 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor contiguous() const;  // itself when contiguous, else clone(MemoryFormat::Contiguous)
   Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
+  // Gives the tensor `sizes` in place (contiguous strides unless the sizes are unchanged), growing
+  // its storage when it is too small; the version counter is not bumped (as in PyTorch).
+  Tensor& resize_(const Dims& sizes);
 
   // ---- conversion ----
   Tensor to(DType dtype) const;
@@ -212,6 +230,19 @@ Tensor operator<(const Tensor& a, const Tensor& b);
 Tensor operator<=(const Tensor& a, const Tensor& b);
 Tensor operator>(const Tensor& a, const Tensor& b);
 Tensor operator>=(const Tensor& a, const Tensor& b);
+// t > 0 and 0 < t: comparisons with a number, element by element (PyTorch's t.__gt__(0)).
+Tensor operator==(const Tensor& a, Scalar b);
+Tensor operator!=(const Tensor& a, Scalar b);
+Tensor operator<(const Tensor& a, Scalar b);
+Tensor operator<=(const Tensor& a, Scalar b);
+Tensor operator>(const Tensor& a, Scalar b);
+Tensor operator>=(const Tensor& a, Scalar b);
+Tensor operator==(Scalar a, const Tensor& b);
+Tensor operator!=(Scalar a, const Tensor& b);
+Tensor operator<(Scalar a, const Tensor& b);
+Tensor operator<=(Scalar a, const Tensor& b);
+Tensor operator>(Scalar a, const Tensor& b);
+Tensor operator>=(Scalar a, const Tensor& b);
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 }  // namespace ember

@@ -3,9 +3,9 @@
 // saved_version) and backward compares. The counter is shared by a tensor, its views and its
 // detach()es, because they all see the same bytes.
 //
-// PyTorch keeps an intrusive_ptr<VersionCounter> in each TensorImpl. In ember every tensor that
-// shares a counter also shares the Storage, so the counter lives inside the Storage: the same
-// sharing, one allocation fewer per op.
+// As in PyTorch (an intrusive_ptr<VersionCounter> in each TensorImpl), the counter belongs to the
+// tensors, not to the storage: `.data()` sees the same bytes through a counter of its own, which
+// is how it sneaks a change past autograd's check.
 //
 // Inference tensors (made inside InferenceMode) have no counter at all: `enabled` is false,
 // reading it raises PyTorch's error and in-place ops skip the bump. That skipped bookkeeping is

@@ -12,9 +12,9 @@ using namespace autograd;  // the backward nodes
 
 namespace {
 
-// A tensor sharing self's storage (and so its version counter) with another layout.
+// A tensor sharing self's storage and version counter, with another layout.
 Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
-  return Tensor(std::make_shared<TensorImpl>(self.impl()->storage, sizes, strides, offset, self.dtype()));
+  return Tensor(std::make_shared<TensorImpl>(*self.impl(), sizes, strides, offset, self.dtype()));
 }
 
 struct AsStrided : ViewOp {  // no derivative: ember's named views record their own nodes
@@ -59,7 +59,9 @@ struct ReshapeAlias : ViewOp {  // reshape when the strides allow a view
     return {{self.sizes()}};
   }
 };
-struct UnsafeView : ViewOp {  // what reshape-with-copy and matmul's folding return
+// What reshape-with-copy and matmul's folding return: it aliases its (fresh) input, but autograd
+// does not treat it as a view (PyTorch's _unsafe_view: `_is_view()` is false).
+struct UnsafeView : FunctionalOp {
   static constexpr const char* name = "aten::_unsafe_view";
   static Tensor compute(const Tensor& self, const Dims& shape) {
     Dims new_sizes = infer_size(shape, self.numel());

@@ -107,8 +107,9 @@ void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alph
 
 // A contiguous float32 buffer (a kernel-side temporary, counted like every allocation).
 Tensor float32_buffer(const Dims& sizes) {
-  auto storage = std::make_shared<Storage>(product(sizes) * 4, kCPU, /*tracks_version=*/false);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, kFloat32));
+  auto storage = std::make_shared<Storage>(product(sizes) * 4, kCPU);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, kFloat32,
+                                             /*tracks_version=*/false));
 }
 Tensor widened(const Tensor& t) {
   Tensor out = float32_buffer(t.sizes());

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <string>
 
+#include "captured_warnings.h"
 #include "fixture.h"
 
 using namespace ember;
@@ -18,16 +19,6 @@ Tensor ramp(const Dims& sizes, DType dtype = kFloat32) {
   for (size_t i = 0; i < values.size(); ++i) values[i] = 0.1 * std::cos(0.3 + 1.3 * static_cast<double>(i));
   return from_vector(values, sizes, dtype);
 }
-
-// Collects warnings while alive.
-struct CapturedWarnings {
-  std::vector<std::string> texts;
-  WarningHandler previous;
-  CapturedWarnings() {
-    previous = set_warning_handler([this](const std::string& text) { texts.push_back(text); });
-  }
-  ~CapturedWarnings() { set_warning_handler(previous); }
-};
 
 }  // namespace
 

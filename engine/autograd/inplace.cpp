@@ -59,7 +59,7 @@ void check_inplace(const Tensor& self) {
 }
 
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
-  self.impl()->storage->version_counter.bump();
+  self.impl()->version_counter->bump();
   if (!node) return;
   AutogradMeta* meta = self.impl()->autograd_meta.get();
   if (!meta || !meta->is_view) {

@@ -1,5 +1,5 @@
-// Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach and
-// backward's argument checks.
+// Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach, data,
+// the view queries and backward's argument checks.
 #include "autograd_meta.h"
 #include "dispatch.h"
 #include "engine.h"
@@ -70,6 +70,19 @@ struct Detach : FunctionalOp {
 
 Tensor Tensor::detach() const { return call<Detach>(*this); }
 
+Tensor Tensor::data() const {
+  const TensorImpl& impl = checked();
+  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
+                                             /*tracks_version=*/!impl.is_inference()));
+}
+
+bool Tensor::_is_view() const {
+  const autograd::AutogradMeta* meta = checked().autograd_meta.get();
+  return meta && meta->is_view;
+}
+
+Tensor Tensor::_base() const { return _is_view() ? impl_->autograd_meta->view_base : Tensor(); }
+
 void Tensor::set_data(const Tensor& new_data) const {
   TensorImpl& impl = *impl_;
   const TensorImpl& source = new_data.checked();
@@ -77,6 +90,7 @@ void Tensor::set_data(const Tensor& new_data) const {
   EMBER_CHECK(!requires_grad() || new_data.is_floating_point(),
               "data set to a tensor that requires gradients must be floating point or complex dtype");
   impl.storage = source.storage;
+  impl.version_counter = source.version_counter;
   impl.sizes = source.sizes;
   impl.strides = source.strides;
   impl.storage_offset = source.storage_offset;

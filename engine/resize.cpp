@@ -1,0 +1,128 @@
+// resize_ and the out= variants built on it. `t.resize_(sizes)` gives a tensor new sizes in place,
+// growing the storage it shares with its views when needed. `add_out(out, a, b)` is PyTorch's
+// torch.add(a, b, out=out): the result lands in a tensor the caller owns, which is resized to the
+// result's shape (with PyTorch's deprecation warning when it was not empty) and must be able to
+// hold the result's dtype. An out= call cannot be differentiated, so it is refused while autograd
+// would have to record.
+#include <cstring>
+
+#include "cuda_backend.h"
+#include "grad_mode.h"
+#include "internal.h"
+#include "ops.h"
+#include "warning.h"
+
+namespace ember {
+
+void Storage::grow(int64_t new_nbytes) {
+  void* grown = allocate_bytes(device, new_nbytes);
+  if (nbytes > 0 && device.is_cpu()) std::memcpy(grown, data, static_cast<size_t>(nbytes));
+  if (nbytes > 0 && device.is_cuda()) cuda::copy_bytes(grown, data, nbytes, cuda::CopyKind::DeviceToDevice);
+  free_bytes(device, data, nbytes);
+  data = grown;
+  nbytes = new_nbytes;
+}
+
+Tensor& Tensor::resize_(const Dims& new_sizes) {
+  EMBER_CHECK(!requires_grad(), "cannot resize variables that require grad");
+  for (int64_t s : new_sizes) EMBER_CHECK(s >= 0, "numel: integer multiplication overflow");  // PyTorch's words
+  TensorImpl& impl = *impl_;
+  if (impl.sizes == new_sizes) return *this;  // the same sizes keep their strides
+  const int64_t count = product(new_sizes);
+  const int64_t needed = count == 0 ? 0 : (impl.storage_offset + count) * element_size();
+  if (needed > impl.storage->nbytes) impl.storage->grow(needed);
+  impl.set_layout(new_sizes, contiguous_strides(new_sizes), impl.storage_offset);
+  return *this;
+}
+
+namespace {
+
+// Before anything else: an out= call records no graph, so it may not see a tensor that needs one.
+void check_no_autograd(const char* op, std::initializer_list<const Tensor*> arguments) {
+  if (!GradMode::is_enabled()) return;
+  for (const Tensor* t : arguments)
+    EMBER_CHECK(!t->requires_grad(), op,
+                "(): functions with out=... arguments don't support automatic differentiation, but one of the "
+                "arguments requires grad.");
+}
+
+// at::native::resize_output: an out of another shape is resized, with a warning unless it was empty
+// (PyTorch's text without its "(Triggered internally at ...)" source location).
+void resize_output(Tensor& out, const Dims& shape) {
+  if (out.sizes() == shape) return;
+  if (out.numel() != 0)
+    warn(str_cat("An output with one or more elements was resized since it had shape ", to_string(out.sizes()),
+                 ", which does not match the required output shape ", to_string(shape),
+                 ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized unless "
+                 "they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                 "elements with t.resize_(0)."));
+  out.resize_(shape);
+}
+
+// Element-wise ops write any result their dtype rules allow into out, converting it.
+Tensor& write_elementwise(Tensor& out, const Tensor& result) {
+  internal::check_can_cast(result.dtype(), out.dtype());
+  resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+// How c10 names a dtype in the products' out= check (TypeMeta's names).
+const char* type_meta_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Float16: return "c10::Half";
+    case DType::Int64: return "long int";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+// Products need out's dtype to be the result's.
+Tensor& write_product(Tensor& out, const Tensor& result, bool dot) {
+  if (dot)
+    EMBER_CHECK(out.dtype() == result.dtype(), "result dtype ", scalar_type_name(out.dtype()),
+                " does not match input dtype ", scalar_type_name(result.dtype()));
+  EMBER_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ", type_meta_name(result.dtype()),
+              ", but got ", type_meta_name(out.dtype()), " instead");
+  resize_output(out, result.sizes());
+  return out.copy_(result);
+}
+
+}  // namespace
+
+Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_no_autograd("add", {&a, &b, &out});
+  return write_elementwise(out, add(a, b, alpha));
+}
+
+Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
+  check_no_autograd("sub", {&a, &b, &out});
+  return write_elementwise(out, sub(a, b, alpha));
+}
+
+Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  check_no_autograd("mul", {&a, &b, &out});
+  return write_elementwise(out, mul(a, b));
+}
+
+Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  check_no_autograd("div", {&a, &b, &out});
+  return write_elementwise(out, div(a, b));
+}
+
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  check_no_autograd("mm", {&a, &b, &out});
+  return write_product(out, mm(a, b), /*dot=*/false);
+}
+
+// matmul picks a product by the operands' dims, and its out= errors name that product.
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  const bool dot = a.dim() == 1 && b.dim() == 1;
+  const bool batched = a.dim() >= 3 && b.dim() >= 3;
+  check_no_autograd(dot ? "dot" : a.dim() == 2 && b.dim() == 1 ? "mv" : batched ? "bmm" : "mm", {&a, &b, &out});
+  return write_product(out, matmul(a, b), dot);
+}
+
+}  // namespace ember
