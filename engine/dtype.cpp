@@ -45,6 +45,18 @@ const char* scalar_type_name(DType dtype) {
   return "?";
 }
 
+const char* type_meta_name(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return "float";
+    case DType::Float64: return "double";
+    case DType::BFloat16: return "c10::BFloat16";
+    case DType::Float16: return "c10::Half";
+    case DType::Int64: return "long int";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Bool) return b;

@@ -22,6 +22,9 @@ bool is_floating_point(DType dtype);
 std::string to_string(DType dtype);
 // "Float", "Double", "BFloat16", "Half", "Long", "Bool" (c10::ScalarType names).
 const char* scalar_type_name(DType dtype);
+// "float", "double", "c10::BFloat16", "c10::Half", "long int", "bool": the C++ type names c10's
+// TypeMeta prints (profiler traces' input types, "from is out of bounds for float", out= dtypes).
+const char* type_meta_name(DType dtype);
 // The smallest dtype both a and b convert to without losing category (torch.promote_types).
 DType promote_types(DType a, DType b);
 

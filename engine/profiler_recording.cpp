@@ -128,19 +128,6 @@ ThreadBuffer* buffer_of_this_thread() {
   return this_thread;
 }
 
-// The element type as PyTorch's traces name it (caffe2::TypeMeta's names).
-const char* type_name(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Float16: return "c10::Half";
-    case DType::Int64: return "long int";
-    case DType::Bool: return "bool";
-  }
-  return "";
-}
-
 void record_argument(std::vector<int64_t>& inputs, const Argument& argument) {
   if (argument.tensor != nullptr && argument.tensor->defined()) {
     const Tensor& t = *argument.tensor;
@@ -248,7 +235,7 @@ Event cooked(ThreadBuffer& buffer, const RawEvent& raw, int64_t first_index, int
     if (code >= 0) {
       const int64_t ndim = *input++;
       event.input_shapes.emplace_back(input, input + ndim);
-      event.input_types.push_back(type_name(static_cast<DType>(code)));
+      event.input_types.push_back(type_meta_name(static_cast<DType>(code)));
       input += ndim;
     } else {
       event.input_shapes.emplace_back();

@@ -25,19 +25,6 @@ namespace {
 
 Generator& generator_or_default(Generator* generator) { return generator ? *generator : default_generator(); }
 
-// The C++ type names PyTorch's TypeMeta prints in "from is out of bounds for float".
-const char* type_meta_name(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Float16: return "c10::Half";
-    case DType::Int64: return "long int";
-    case DType::Bool: return "bool";
-  }
-  return "?";
-}
-
 // PyTorch's AT_DISPATCH error for a dtype an op has no kernel for.
 void check_dtype_supported(bool supported, const char* kernel_name, DType dtype) {
   EMBER_CHECK(supported, "\"", kernel_name, "\" not implemented for '", scalar_type_name(dtype), "'");

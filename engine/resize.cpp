@@ -66,19 +66,6 @@ Tensor& write_elementwise(Tensor& out, const Tensor& result) {
   return out.copy_(result);
 }
 
-// How c10 names a dtype in the products' out= check (TypeMeta's names).
-const char* type_meta_name(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return "float";
-    case DType::Float64: return "double";
-    case DType::BFloat16: return "c10::BFloat16";
-    case DType::Float16: return "c10::Half";
-    case DType::Int64: return "long int";
-    case DType::Bool: return "bool";
-  }
-  return "?";
-}
-
 // Products need out's dtype to be the result's.
 Tensor& write_product(Tensor& out, const Tensor& result, bool dot) {
   if (dot)
