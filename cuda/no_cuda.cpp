@@ -10,6 +10,7 @@ namespace {
 [[noreturn]] void not_compiled() { throw Error("Torch not compiled with CUDA enabled"); }
 }  // namespace
 
+bool is_built() { return false; }
 bool is_available() { return false; }
 int device_count() { return 0; }
 void* allocate(int, int64_t) { not_compiled(); }
@@ -21,6 +22,11 @@ void reset_peak_memory_stats(int) {}
 void empty_cache() {}
 bool matmul_allow_tf32() { return false; }
 void set_matmul_allow_tf32(bool) {}
+void start_timeline() { not_compiled(); }
+int32_t mark_timeline() { not_compiled(); }
+std::vector<double> read_timeline() { not_compiled(); }
+void push_nvtx_range(const char*) { not_compiled(); }
+void pop_nvtx_range() {}
 
 }  // namespace ember::cuda
 

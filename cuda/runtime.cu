@@ -61,6 +61,7 @@ int device_count() {
   return count;
 }
 
+bool is_built() { return true; }
 bool is_available() { return device_count() > 0; }
 
 // Why no GPU can be used, in the CUDA runtime's words ("no CUDA-capable device is detected").

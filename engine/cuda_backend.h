@@ -3,9 +3,11 @@
 // rest of the engine never needs an #ifdef.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 namespace ember::cuda {
 
+bool is_built();      // torch.backends.cuda.is_built(): compiled with nvcc, GPU or not
 bool is_available();  // built with CUDA and at least one GPU present
 int device_count();
 void* allocate(int device, int64_t nbytes);
@@ -28,5 +30,16 @@ void empty_cache();  // every device's wholly free cached segments back to the d
 // mantissa inputs). Off by default, as in PyTorch since 1.12.
 bool matmul_allow_tf32();
 void set_matmul_allow_tf32(bool allow);
+
+// The profiler's CUDA activity (profiler_recording.cpp), timed as PyTorch's legacy profiler times
+// it: a CUDA event recorded on cuda:0's stream as each op starts and ends, read back once at
+// stop(). The GPU time between an op's two events is the GPU work it (and what it called) queued.
+void start_timeline();                // forgets earlier marks; records the origin
+int32_t mark_timeline();              // records an event now; returns its number
+std::vector<double> read_timeline();  // waits for the GPU; each mark's microseconds after the origin
+
+// NVTX ranges (profiler::EmitNvtx), the ranges Nsight Systems draws on its timeline.
+void push_nvtx_range(const char* name);
+void pop_nvtx_range();
 
 }  // namespace ember::cuda

@@ -30,8 +30,10 @@ namespace ember::profiler {
 
 enum class ProfilerActivity { CPU, CUDA };
 
-// PyTorch's profile(...) arguments. with_flops also records shapes, as PyTorch does. CUDA time
-// comes with ember's CUDA kernels (there are none to time yet): only CPU events are recorded.
+// PyTorch's profile(...) arguments. with_flops also records shapes, as PyTorch does. The CUDA
+// activity adds each op's GPU time, measured as PyTorch's legacy profiler (use_cuda=True) does:
+// a CUDA event at the op's start and end (engine/cuda_backend.h); the table then shows the Self
+// CUDA columns. Asked for on a machine without a GPU, it warns and records CPU events only.
 struct ProfilerOptions {
   std::vector<ProfilerActivity> activities = {ProfilerActivity::CPU};
   bool record_shapes = false;
@@ -54,8 +56,12 @@ struct Event {
   int64_t bytes_allocated = 0, bytes_freed = 0;  // profile_memory: inside it, its children's included
   int64_t flops = 0;                             // with_flops: PyTorch's formula, 0 for other ops
   int64_t bytes_read = 0, bytes_written = 0;     // the op's own tensor traffic (see roofline.h)
+  // CUDA activity: the GPU's stamps at the op's start and end, from the profiler's start; the
+  // GPU time between them includes its children's, as CPU times do. -1: not timed on the GPU.
+  int64_t cuda_start_ns = -1, cuda_end_ns = -1;
 
   int64_t duration_ns() const { return end_ns - start_ns; }
+  int64_t cuda_duration_ns() const { return cuda_start_ns < 0 ? 0 : cuda_end_ns - cuda_start_ns; }
   int64_t cpu_memory_usage() const { return bytes_allocated - bytes_freed; }
 };
 
@@ -73,11 +79,13 @@ struct EventAverage {
   std::vector<std::vector<int64_t>> input_shapes;  // only when grouped by input shape
   int64_t count = 0;
   double cpu_time_total = 0, self_cpu_time_total = 0;
+  double cuda_time_total = 0, self_cuda_time_total = 0;
   int64_t cpu_memory_usage = 0, self_cpu_memory_usage = 0;
   int64_t flops = 0;
   int64_t bytes_read = 0, bytes_written = 0;
 
   double cpu_time() const { return count == 0 ? 0.0 : cpu_time_total / static_cast<double>(count); }
+  double cuda_time() const { return count == 0 ? 0.0 : cuda_time_total / static_cast<double>(count); }
 };
 
 class KeyAverages {
@@ -114,7 +122,8 @@ class EventList {
 
   const std::vector<Event>& events() const { return events_; }
   const ProfilerOptions& options() const { return options_; }
-  int64_t self_cpu_time_ns(const Event& event) const;  // its time minus its direct children's
+  int64_t self_cpu_time_ns(const Event& event) const;   // its time minus its direct children's
+  int64_t self_cuda_time_ns(const Event& event) const;  // the same on the GPU
   int64_t self_cpu_memory_usage(const Event& event) const;
 
   KeyAverages key_averages(bool group_by_input_shape = false) const;
@@ -153,14 +162,18 @@ class Profiler {
 // ---- recording (profiler_recording.cpp) ----
 namespace detail {
 
-inline std::atomic<bool> recording{false};  // true while a Profiler runs: the one branch per op
+// True while a Profiler runs or an EmitNvtx guard lives: the one branch per op.
+inline std::atomic<bool> recording{false};
 
 struct ThreadBuffer;
-// An open event: where it was recorded, so its end can be written there.
+// An open event: where it was recorded, so its end can be written there, and whether an NVTX
+// range was pushed for it.
 struct Handle {
   ThreadBuffer* buffer = nullptr;
   uint32_t index = 0;
   uint64_t session = 0;
+  bool nvtx = false;
+  bool is_open() const { return buffer != nullptr || nvtx; }
 };
 
 // What recording needs to know about one argument of an op.
@@ -210,6 +223,9 @@ void close(const Handle& handle);
 // Profiler::start and stop: the recording threads' buffers, gathered in start order.
 void begin_session(const ProfilerOptions& options);
 std::vector<Event> end_session();
+// EmitNvtx's constructor and destructor.
+void begin_nvtx();
+void end_nvtx();
 
 }  // namespace detail
 
@@ -223,7 +239,7 @@ class OpEvent {
       open(args...);
   }
   ~OpEvent() {
-    if (handle_.buffer != nullptr) [[unlikely]]
+    if (handle_.is_open()) [[unlikely]]
       detail::close(handle_);
   }
   OpEvent(const OpEvent&) = delete;
@@ -255,7 +271,7 @@ class RecordFunction {
       handle_ = detail::open_range(nullptr, name, true);
   }
   ~RecordFunction() {
-    if (handle_.buffer != nullptr) [[unlikely]]
+    if (handle_.is_open()) [[unlikely]]
       detail::close(handle_);
   }
   RecordFunction(const RecordFunction&) = delete;
@@ -266,6 +282,17 @@ class RecordFunction {
 };
 [[nodiscard]] inline RecordFunction record_function(std::string_view name) { return RecordFunction(name); }
 
+// PyTorch's emit_nvtx(): while it lives, every op and range pushes an NVTX range named after
+// it, so Nsight Systems (`nsys profile ./program`) shows ember's ops above their kernels. Needs
+// a build with CUDA (a GPU is not needed: without a tool attached the ranges cost nothing).
+class EmitNvtx {
+ public:
+  EmitNvtx() { detail::begin_nvtx(); }
+  ~EmitNvtx() { detail::end_nvtx(); }
+  EmitNvtx(const EmitNvtx&) = delete;
+  EmitNvtx& operator=(const EmitNvtx&) = delete;
+};
+
 // ember's own ranges (the backward engine's), named by a string constant that is not copied.
 class Scope {
  public:
@@ -274,7 +301,7 @@ class Scope {
       handle_ = detail::open_range(constant_name, {}, false);
   }
   ~Scope() {
-    if (handle_.buffer != nullptr) [[unlikely]]
+    if (handle_.is_open()) [[unlikely]]
       detail::close(handle_);
   }
   Scope(const Scope&) = delete;

@@ -1,6 +1,7 @@
 // What a profile's events add up to, by PyTorch's rules (torch/autograd/profiler_util.py):
 // - an event's self time is its time minus its direct children's times, so the self times of a
-//   thread's events add up to the time of its top-level events: nothing counted twice;
+//   thread's events add up to the time of its top-level events: nothing counted twice (CPU and,
+//   with the CUDA activity, GPU time alike, as in PyTorch's legacy profiler);
 // - an only child with its parent's name is folded into the parent (_remove_dup_nodes), so an op
 //   that forwards to an overload of itself shows once;
 // - key_averages() sums the events of each name (and input shapes, if asked) into one row, in the
@@ -91,6 +92,12 @@ int64_t EventList::self_cpu_time_ns(const Event& event) const {
   return self;
 }
 
+int64_t EventList::self_cuda_time_ns(const Event& event) const {
+  int64_t self = event.cuda_duration_ns();
+  for (int64_t child : event.children) self -= events_[child].cuda_duration_ns();
+  return self;
+}
+
 int64_t EventList::self_cpu_memory_usage(const Event& event) const {
   int64_t self = event.cpu_memory_usage();
   for (int64_t child : event.children) self -= events_[child].cpu_memory_usage();
@@ -99,20 +106,26 @@ int64_t EventList::self_cpu_memory_usage(const Event& event) const {
 
 KeyAverages EventList::key_averages(bool group_by_input_shape) const {
   std::vector<EventAverage> rows;
-  std::vector<int64_t> total_ns, self_ns;  // summed exactly, turned into microseconds at the end
+  // Summed exactly in nanoseconds, turned into microseconds at the end: CPU and CUDA, total and self.
+  struct Times {
+    int64_t cpu = 0, self_cpu = 0, cuda = 0, self_cuda = 0;
+  };
+  std::vector<Times> times;
   std::unordered_map<std::string, size_t> row_of_key;
   for (const Event& event : events_) {
     const std::string key = group_by_input_shape ? event.name + '\n' + shapes_string(event.input_shapes) : event.name;
     auto [it, is_new] = row_of_key.try_emplace(key, rows.size());
     if (is_new) {
       rows.push_back({event.name, group_by_input_shape ? event.input_shapes : std::vector<std::vector<int64_t>>{}});
-      total_ns.push_back(0);
-      self_ns.push_back(0);
+      times.emplace_back();
     }
     EventAverage& row = rows[it->second];
     row.count += 1;
-    total_ns[it->second] += event.duration_ns();
-    self_ns[it->second] += self_cpu_time_ns(event);
+    Times& time = times[it->second];
+    time.cpu += event.duration_ns();
+    time.self_cpu += self_cpu_time_ns(event);
+    time.cuda += event.cuda_duration_ns();
+    time.self_cuda += self_cuda_time_ns(event);
     row.cpu_memory_usage += event.cpu_memory_usage();
     row.self_cpu_memory_usage += self_cpu_memory_usage(event);
     row.flops += event.flops;
@@ -120,8 +133,10 @@ KeyAverages EventList::key_averages(bool group_by_input_shape) const {
     row.bytes_written += event.bytes_written;
   }
   for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i].cpu_time_total = static_cast<double>(total_ns[i]) / 1000.0;
-    rows[i].self_cpu_time_total = static_cast<double>(self_ns[i]) / 1000.0;
+    rows[i].cpu_time_total = static_cast<double>(times[i].cpu) / 1000.0;
+    rows[i].self_cpu_time_total = static_cast<double>(times[i].self_cpu) / 1000.0;
+    rows[i].cuda_time_total = static_cast<double>(times[i].cuda) / 1000.0;
+    rows[i].self_cuda_time_total = static_cast<double>(times[i].self_cuda) / 1000.0;
   }
   return KeyAverages(std::move(rows), options_, group_by_input_shape);
 }

@@ -9,6 +9,10 @@
 // Bytes allocated while an event is innermost are counted on it (allocator.h's observer); stop()
 // adds each event's bytes to its parent's, so an event's memory includes its children's as in
 // PyTorch, and an op's own allocations are the bytes it writes (the roofline's traffic).
+//
+// With the CUDA activity, each event also takes a GPU timestamp (a CUDA event) when it opens and
+// closes; stop() waits for the GPU once and turns the stamps into times. With EmitNvtx, each
+// event pushes an NVTX range when it opens and pops it when it closes, profiler or not.
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -16,7 +20,9 @@
 #include <mutex>
 
 #include "allocator.h"
+#include "cuda_backend.h"
 #include "profiler.h"
+#include "warning.h"
 
 namespace ember::profiler::detail {
 namespace {
@@ -31,6 +37,7 @@ struct RawEvent {
   bool is_user_annotation;
   int64_t bytes_read, bytes_overwritten;
   int64_t self_allocated, self_freed;  // while it was the innermost open event
+  int32_t cuda_start, cuda_end;        // marks on the GPU timeline (CUDA activity), -1: none
 };
 
 constexpr uint32_t kChunkEvents = 4096;
@@ -87,10 +94,13 @@ int64_t now_ns() {
 // The running profile. Written by begin_session/end_session (under session_mutex) before or after
 // `current_session` says which profile is running; recording threads only read.
 std::mutex session_mutex;
-std::atomic<uint64_t> current_session{0};
+bool session_running = false;
+std::atomic<uint64_t> current_session{0};  // 0 while no profile records events
 uint64_t last_session = 0;
 int64_t session_start_ns = 0;
 std::atomic<bool> record_shapes{false};
+std::atomic<bool> record_cuda{false};
+std::atomic<int> nvtx_guards{0};  // EmitNvtx guards alive
 
 // Every thread's buffer; the mutex guards the list, taken when a thread first records and by
 // begin/end_session, never per event.
@@ -139,22 +149,32 @@ void record_argument(std::vector<int64_t>& inputs, const Argument& argument) {
   }
 }
 
-// Opens an event on this thread's buffer, nested in its innermost open event.
+// Opens an event on this thread's buffer, nested in its innermost open event, and its NVTX range.
 template <typename Fill>
-Handle open(Fill&& fill) {
+Handle open(std::string_view name, Fill&& fill) {
+  Handle handle;
+  if (nvtx_guards.load(std::memory_order_relaxed) > 0) {
+    cuda::push_nvtx_range(std::string(name).c_str());
+    handle.nvtx = true;
+  }
   ThreadBuffer* buffer = buffer_of_this_thread();
   const uint64_t session = current_session.load(std::memory_order_acquire);
-  if (buffer == nullptr || session == 0) return {};
+  if (buffer == nullptr || session == 0) return handle;
   std::lock_guard<std::mutex> lock(buffer->mutex);
   if (buffer->session != session) buffer->restart(session);
   const uint32_t index = buffer->size;
   RawEvent& event = buffer->append();
   event = RawEvent{};
   event.parent = buffer->innermost;
+  event.cuda_start = event.cuda_end = -1;
   fill(*buffer, event);
   buffer->innermost = static_cast<int32_t>(index);
+  if (record_cuda.load(std::memory_order_relaxed)) event.cuda_start = cuda::mark_timeline();
   event.start_ns = now_ns();  // last: the bookkeeping above is not the event's time
-  return {buffer, index, session};
+  handle.buffer = buffer;
+  handle.index = index;
+  handle.session = session;
+  return handle;
 }
 
 void count_allocation(Device device, int64_t delta) {
@@ -171,7 +191,7 @@ void count_allocation(Device device, int64_t delta) {
 
 Handle open_op(const char* name, Traffic traffic, const Argument* arguments, size_t count, int64_t bytes_read,
                int64_t bytes_overwritten) {
-  return open([&](ThreadBuffer& buffer, RawEvent& event) {
+  return open(name, [&](ThreadBuffer& buffer, RawEvent& event) {
     event.name = name;
     event.traffic = traffic;
     event.bytes_read = bytes_read;
@@ -184,38 +204,67 @@ Handle open_op(const char* name, Traffic traffic, const Argument* arguments, siz
 }
 
 Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation) {
-  return open([&](ThreadBuffer& buffer, RawEvent& event) {
-    event.name = constant_name != nullptr ? constant_name : buffer.names.emplace_back(copied_name).c_str();
-    event.traffic = Traffic::None;
-    event.is_user_annotation = is_user_annotation;
-  });
+  return open(constant_name != nullptr ? std::string_view(constant_name) : copied_name,
+              [&](ThreadBuffer& buffer, RawEvent& event) {
+                event.name = constant_name != nullptr ? constant_name : buffer.names.emplace_back(copied_name).c_str();
+                event.traffic = Traffic::None;
+                event.is_user_annotation = is_user_annotation;
+              });
 }
 
 void close(const Handle& handle) {
   const int64_t end = now_ns();
-  ThreadBuffer& buffer = *handle.buffer;
-  std::lock_guard<std::mutex> lock(buffer.mutex);
-  if (buffer.session != handle.session || handle.index >= buffer.size) return;  // the profile ended first
-  RawEvent& event = buffer.at(handle.index);
-  event.end_ns = end;
-  buffer.innermost = event.parent;
+  if (handle.buffer != nullptr) {
+    ThreadBuffer& buffer = *handle.buffer;
+    std::lock_guard<std::mutex> lock(buffer.mutex);
+    if (buffer.session == handle.session && handle.index < buffer.size) {  // else the profile ended first
+      RawEvent& event = buffer.at(handle.index);
+      event.end_ns = end;
+      if (event.cuda_start >= 0) event.cuda_end = cuda::mark_timeline();
+      buffer.innermost = event.parent;
+    }
+  }
+  if (handle.nvtx) cuda::pop_nvtx_range();
 }
 
 void begin_session(const ProfilerOptions& options) {
   std::lock_guard<std::mutex> lock(session_mutex);
-  EMBER_CHECK(current_session.load() == 0, "Profiler is already enabled on this thread.");
-  const bool cpu = std::find(options.activities.begin(), options.activities.end(), ProfilerActivity::CPU) !=
-                   options.activities.end();
+  EMBER_CHECK(!session_running, "Profiler is already enabled on this thread.");
+  const auto asks_for = [&](ProfilerActivity activity) {
+    return std::find(options.activities.begin(), options.activities.end(), activity) != options.activities.end();
+  };
+  bool cuda = asks_for(ProfilerActivity::CUDA);
+  if (cuda && !cuda::is_available()) {
+    warn("CUDA is not available, disabling CUDA profiling");
+    cuda = false;
+  }
+  // GPU times belong to op events, so without the CPU activity there is nothing to time.
+  const bool records_events = asks_for(ProfilerActivity::CPU);
+  cuda = cuda && records_events;
   record_shapes.store(options.record_shapes || options.with_flops);
+  if (cuda) cuda::start_timeline();
+  record_cuda.store(cuda);
   session_start_ns = now_ns();
   set_allocation_observer(count_allocation);
-  current_session.store(++last_session, std::memory_order_release);
-  recording.store(cpu, std::memory_order_release);
+  current_session.store(records_events ? ++last_session : 0, std::memory_order_release);
+  session_running = true;
+  recording.store(records_events || nvtx_guards.load() > 0, std::memory_order_release);
 }
 
 namespace {
 
-Event cooked(ThreadBuffer& buffer, const RawEvent& raw, int64_t first_index, int64_t stop_ns) {
+// The GPU stamps of one profile: microseconds after the origin, per mark; a mark taken after the
+// stop (an event closed late) reads as the stop's.
+struct GpuStamps {
+  std::vector<double> microseconds;
+  int32_t stop_mark = -1;
+  int64_t ns(int32_t mark) const {
+    const size_t i = mark >= 0 && static_cast<size_t>(mark) < microseconds.size() ? mark : stop_mark;
+    return static_cast<int64_t>(microseconds[i] * 1000.0);
+  }
+};
+
+Event cooked(ThreadBuffer& buffer, const RawEvent& raw, int64_t first_index, int64_t stop_ns, const GpuStamps& gpu) {
   Event event;
   event.name = raw.name;
   event.is_user_annotation = raw.is_user_annotation;
@@ -225,6 +274,10 @@ Event cooked(ThreadBuffer& buffer, const RawEvent& raw, int64_t first_index, int
   event.parent = raw.parent < 0 ? -1 : first_index + raw.parent;
   event.bytes_allocated = raw.self_allocated;
   event.bytes_freed = raw.self_freed;
+  if (raw.cuda_start >= 0) {
+    event.cuda_start_ns = gpu.ns(raw.cuda_start);
+    event.cuda_end_ns = std::max(event.cuda_start_ns, gpu.ns(raw.cuda_end));  // still open: ends at stop()
+  }
   event.bytes_read = raw.bytes_read;
   event.bytes_written = raw.traffic == Traffic::Functional ? raw.self_allocated
                         : raw.traffic == Traffic::InPlace  ? raw.bytes_overwritten
@@ -274,15 +327,22 @@ std::vector<Event> end_session() {
   std::lock_guard<std::mutex> lock(session_mutex);
   const int64_t stop_ns = now_ns();
   const uint64_t session = current_session.exchange(0);
-  recording.store(false);
+  session_running = false;
+  recording.store(nvtx_guards.load() > 0);
   set_allocation_observer(nullptr);
+  GpuStamps gpu;
+  if (record_cuda.exchange(false)) {
+    gpu.stop_mark = cuda::mark_timeline();
+    gpu.microseconds = cuda::read_timeline();
+  }
   std::vector<Event> events;
   std::lock_guard<std::mutex> registry_lock(registry_mutex);
   for (const std::shared_ptr<ThreadBuffer>& buffer : registry) {
     std::lock_guard<std::mutex> buffer_lock(buffer->mutex);
     if (buffer->session != session) continue;
     const int64_t first_index = static_cast<int64_t>(events.size());
-    for (uint32_t i = 0; i < buffer->size; ++i) events.push_back(cooked(*buffer, buffer->at(i), first_index, stop_ns));
+    for (uint32_t i = 0; i < buffer->size; ++i)
+      events.push_back(cooked(*buffer, buffer->at(i), first_index, stop_ns, gpu));
     buffer->restart(0);
     buffer->release_memory();
   }
@@ -291,6 +351,19 @@ std::vector<Event> end_session() {
     return !buffer->thread_alive;
   });
   return in_start_order(std::move(events));
+}
+
+void begin_nvtx() {
+  EMBER_CHECK(cuda::is_built(), "Torch not compiled with CUDA enabled");
+  std::lock_guard<std::mutex> lock(session_mutex);
+  nvtx_guards.fetch_add(1);
+  recording.store(true, std::memory_order_release);
+}
+
+void end_nvtx() {
+  std::lock_guard<std::mutex> lock(session_mutex);
+  nvtx_guards.fetch_sub(1);
+  recording.store(current_session.load() != 0 || nvtx_guards.load() > 0, std::memory_order_release);
 }
 
 }  // namespace ember::profiler::detail

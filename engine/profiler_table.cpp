@@ -1,10 +1,12 @@
 // key_averages().table(): PyTorch's layout to the character (profiler_util.py `_build_table`),
 // so a reader who knows PyTorch's table reads ember's without a second look:
-//   - columns Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, [CPU Mem, Self CPU
-//     Mem with profile_memory], # of Calls, [Input Shapes when grouped by them], [Total <unit>FLOPs
+//   - columns Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, [Self CUDA, Self
+//     CUDA %, CUDA total, CUDA time avg when a row has GPU time], [CPU Mem, Self CPU Mem with
+//     profile_memory], # of Calls, [Input Shapes when grouped by them], [Total <unit>FLOPs
 //     with with_flops]; every cell right-aligned and followed by two spaces;
 //   - the Name column as wide as the longest name + 4, at most 55, longer names cut to 52 + "...";
-//   - percentages of the sum of all rows' self times (so "CPU total %" can add up past 100%);
+//   - percentages of the sum of all rows' self times (so "CPU total %" can add up past 100%), the
+//     CUDA ones of the rows' self CUDA times;
 //   - times in us below 1 ms, ms below 1 s, else s, with three decimals.
 #include <algorithm>
 #include <cmath>
@@ -47,8 +49,8 @@ std::string format_memory(int64_t bytes) {
   return std::to_string(bytes) + " b";
 }
 
-// The value each sort_by name sorts on. CUDA times are recorded with ember's CUDA kernels (none
-// yet), so they are 0, and sorting by them keeps the order.
+// The value each sort_by name sorts on. ember does not count CUDA memory per op (torch.cuda's
+// counters do), so those fields are 0 and sorting by them keeps the order.
 std::function<double(const EventAverage&)> sort_key(const std::string& sort_by) {
   if (sort_by == "cpu_time") return [](const EventAverage& e) { return e.cpu_time(); };
   if (sort_by == "cpu_time_total") return [](const EventAverage& e) { return e.cpu_time_total; };
@@ -57,9 +59,11 @@ std::function<double(const EventAverage&)> sort_key(const std::string& sort_by) 
   if (sort_by == "self_cpu_memory_usage") return [](const EventAverage& e) { return double(e.self_cpu_memory_usage); };
   if (sort_by == "count") return [](const EventAverage& e) { return double(e.count); };
   if (sort_by == "flops") return [](const EventAverage& e) { return double(e.flops); };
-  for (const char* device_field :
-       {"cuda_time", "cuda_time_total", "self_cuda_time_total", "cuda_memory_usage", "self_cuda_memory_usage"})
-    if (sort_by == device_field) return [](const EventAverage&) { return 0.0; };
+  if (sort_by == "cuda_time") return [](const EventAverage& e) { return e.cuda_time(); };
+  if (sort_by == "cuda_time_total") return [](const EventAverage& e) { return e.cuda_time_total; };
+  if (sort_by == "self_cuda_time_total") return [](const EventAverage& e) { return e.self_cuda_time_total; };
+  if (sort_by == "cuda_memory_usage" || sort_by == "self_cuda_memory_usage")
+    return [](const EventAverage&) { return 0.0; };
   throw Error(str_cat("'FunctionEventAvg' object has no attribute '", sort_by, "'"));
 }
 
@@ -94,19 +98,23 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
   size_t longest_name = 0, longest_shapes = 0;
   bool has_input_shapes = false;
   int64_t smallest_flops = 0;
-  double total_self_us = 0;
+  double total_self_us = 0, total_self_cuda_us = 0;
+  bool has_cuda_time = false;
   for (const EventAverage& row : rows) {
     longest_name = std::max(longest_name, row.key.size());
     longest_shapes = std::max(longest_shapes, shapes_string(row.input_shapes).size());
     has_input_shapes = has_input_shapes || (grouped_by_input_shape_ && !row.input_shapes.empty());
     if (row.flops > 0 && (smallest_flops == 0 || row.flops < smallest_flops)) smallest_flops = row.flops;
     total_self_us += row.self_cpu_time_total;
+    total_self_cuda_us += row.self_cuda_time_total;
+    has_cuda_time = has_cuda_time || row.self_cuda_time_total > 0;
   }
   const bool with_flops = options_.with_flops && smallest_flops > 0;
   const int name_width = std::min(static_cast<int>(longest_name) + 4, kMaxNameWidth);
   const int shapes_width = std::min(static_cast<int>(longest_shapes) + 4, kMaxShapesWidth);
 
   std::vector<std::string> headers = {"Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"};
+  if (has_cuda_time) headers.insert(headers.end(), {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"});
   if (options_.profile_memory) headers.insert(headers.end(), {"CPU Mem", "Self CPU Mem"});
   headers.push_back("# of Calls");
   Layout layout;
@@ -138,6 +146,10 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
                                       format_share(row.cpu_time_total, total_self_us),
                                       format_time(row.cpu_time_total),
                                       format_time(row.cpu_time())};
+    if (has_cuda_time)
+      cells.insert(cells.end(),
+                   {format_time(row.self_cuda_time_total), format_share(row.self_cuda_time_total, total_self_cuda_us),
+                    format_time(row.cuda_time_total), format_time(row.cuda_time())});
     if (options_.profile_memory)
       cells.insert(cells.end(), {format_memory(row.cpu_memory_usage), format_memory(row.self_cpu_memory_usage)});
     cells.push_back(std::to_string(row.count));
@@ -146,7 +158,9 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
       cells.push_back(row.flops <= 0 ? "--" : format("%8.3f", static_cast<double>(row.flops) * flops_scale));
     out += layout.row(cells) + "\n";
   }
-  return out + layout.row_format_separator + "\nSelf CPU time total: " + format_time(total_self_us) + "\n";
+  out += layout.row_format_separator + "\nSelf CPU time total: " + format_time(total_self_us) + "\n";
+  if (has_cuda_time) out += "Self CUDA time total: " + format_time(total_self_cuda_us) + "\n";
+  return out;
 }
 
 }  // namespace ember::profiler

@@ -4,7 +4,9 @@
 // ("ph": "X", start "ts" and duration "dur" in microseconds) per recorded event, category "cpu_op"
 // or "user_annotation" (record_function), the input shapes and types as "Input Dims" and "Input
 // type" when shapes were recorded, and metadata events ("ph": "M") naming the process and threads.
-// Nested events are drawn inside each other because their intervals nest.
+// Nested events are drawn inside each other because their intervals nest. With the CUDA activity,
+// each op's GPU interval is drawn on a second process, "GPU 0" (pid 0, as Kineto numbers devices),
+// as a "gpu_user_annotation": the span of the GPU work the op queued, named after the op.
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,7 +26,15 @@ void EventList::export_chrome_trace(const std::string& path) const {
   trace_events.push_back(
       {{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"tid", 0}, {"args", {{"name", "ember"}}}});
   std::set<uint64_t> threads;
-  for (const Event& event : events_) threads.insert(event.thread);
+  bool has_gpu_intervals = false;
+  for (const Event& event : events_) {
+    threads.insert(event.thread);
+    has_gpu_intervals = has_gpu_intervals || event.cuda_start_ns >= 0;
+  }
+  constexpr int kGpuProcess = 0;
+  if (has_gpu_intervals)
+    trace_events.push_back(
+        {{"ph", "M"}, {"name", "process_name"}, {"pid", kGpuProcess}, {"tid", 0}, {"args", {{"name", "GPU 0"}}}});
   for (uint64_t thread : threads)
     trace_events.push_back({{"ph", "M"},
                             {"name", "thread_name"},
@@ -46,6 +56,15 @@ void EventList::export_chrome_trace(const std::string& path) const {
                             {"ts", static_cast<double>(event.start_ns) / 1000.0},
                             {"dur", static_cast<double>(event.duration_ns()) / 1000.0},
                             {"args", args}});
+    if (event.cuda_start_ns >= 0)
+      trace_events.push_back({{"ph", "X"},
+                              {"cat", "gpu_user_annotation"},
+                              {"name", event.name},
+                              {"pid", kGpuProcess},
+                              {"tid", 0},
+                              {"ts", static_cast<double>(event.cuda_start_ns) / 1000.0},
+                              {"dur", static_cast<double>(event.cuda_duration_ns()) / 1000.0},
+                              {"args", json::object()}});
   }
   const json trace = {
       {"schemaVersion", 1}, {"displayTimeUnit", "ms"}, {"traceName", path}, {"traceEvents", trace_events}};

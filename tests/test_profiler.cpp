@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "captured_warnings.h"
 #include "ember.h"
 
 using namespace ember;
@@ -269,6 +270,7 @@ TEST_CASE("a range still open when the profiler stops ends at the stop", "[profi
 }
 
 TEST_CASE("a profiler without the CPU activity records no CPU events", "[profiler]") {
+  CapturedWarnings warnings;  // without a GPU: "CUDA is not available, disabling CUDA profiling"
   Profiler prof({.activities = {profiler::ProfilerActivity::CUDA}});
   Tensor y = ones({2}) + 1;
   prof.stop();

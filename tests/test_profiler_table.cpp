@@ -10,7 +10,9 @@ using profiler::EventList;
 
 namespace {
 
-EventList fixture_events(const fixture::json& events, const profiler::ProfilerOptions& options) {
+// The fixture's events; with `cuda_total_us`, each also gets that GPU time (children included).
+EventList fixture_events(const fixture::json& events, const profiler::ProfilerOptions& options,
+                         const fixture::json& cuda_total_us = nullptr) {
   std::vector<Event> list;
   for (const fixture::json& e : events) {
     Event event;
@@ -24,6 +26,10 @@ EventList fixture_events(const fixture::json& events, const profiler::ProfilerOp
     event.bytes_allocated = std::max<int64_t>(memory, 0);
     event.bytes_freed = std::max<int64_t>(-memory, 0);
     event.flops = e["flops"];
+    if (!cuda_total_us.is_null()) {
+      event.cuda_start_ns = event.start_ns;
+      event.cuda_end_ns = event.start_ns + cuda_total_us.at(list.size()).get<int64_t>() * 1000;
+    }
     list.push_back(event);
   }
   return EventList(list, options);
@@ -46,11 +52,25 @@ TEST_CASE("table() prints PyTorch's layout: columns, widths, units, sorting, row
   }
 }
 
+TEST_CASE("with GPU times table() adds PyTorch's Self CUDA columns and footer", "[profiler]") {
+  const fixture::json& profile = fixture::load("profiler.json");
+  REQUIRE(profile["cuda_tables"].size() == 4);
+  REQUIRE(profile["cuda_total_us"].size() == profile["table_events"].size());
+  for (const fixture::json& c : profile["cuda_tables"]) {
+    const profiler::ProfilerOptions options{.profile_memory = c["profile_memory"], .with_flops = c["with_flops"]};
+    const std::string sort_by = c["sort_by"].is_null() ? "" : c["sort_by"].get<std::string>();
+    const EventList list = fixture_events(profile["table_events"], options, profile["cuda_total_us"]);
+    INFO("sort_by " << sort_by << ", row_limit " << c["row_limit"] << ", grouped by shape "
+                    << c["group_by_input_shape"]);
+    CHECK(list.key_averages(c["group_by_input_shape"]).table(sort_by, c["row_limit"]) == c["table"]);
+  }
+}
+
 TEST_CASE("table() of a profile without events is empty, as PyTorch's is", "[profiler]") {
   CHECK(EventList({}, {}).key_averages().table("self_cpu_time_total") == "");
 }
 
-TEST_CASE("sorting by a CUDA time keeps the order: ember records no CUDA time yet", "[profiler]") {
+TEST_CASE("sorting a profile without GPU time by a CUDA time keeps the order", "[profiler]") {
   const fixture::json& profile = fixture::load("profiler.json");
   const EventList list = fixture_events(profile["table_events"], {});
   CHECK(list.key_averages().table("self_cuda_time_total") == list.key_averages().table());

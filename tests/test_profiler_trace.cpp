@@ -92,3 +92,30 @@ TEST_CASE("a trace that cannot be written out raises", "[profiler][errors]") {
   prof.stop();
   CHECK_THROWS_WITH(prof.export_chrome_trace("/dev/full"), "could not write the trace to '/dev/full'");
 }
+
+TEST_CASE("GPU times go to the trace's GPU process, one interval per op", "[profiler]") {
+  std::vector<profiler::Event> events(2);
+  events[0] = {.name = "aten::linear", .thread = 1, .start_ns = 0, .end_ns = 9000};
+  events[0].cuda_start_ns = 2000, events[0].cuda_end_ns = 30000;
+  events[1] = {.name = "aten::addmm", .thread = 1, .start_ns = 1000, .end_ns = 8000, .parent = 0};
+  events[1].cuda_start_ns = 3000, events[1].cuda_end_ns = 29000;
+  const std::string path = temporary_path("gpu_trace.json");
+  profiler::EventList(events, {}).export_chrome_trace(path);
+  const json trace = read_json(path);
+  std::filesystem::remove(path);
+  std::vector<json> gpu;
+  bool gpu_process_named = false;
+  for (const json& e : trace["traceEvents"]) {
+    if (e["pid"] != 0) continue;
+    if (e["ph"] == "M") gpu_process_named = e["args"]["name"] == "GPU 0";
+    if (e["ph"] == "X") gpu.push_back(e);
+  }
+  CHECK(gpu_process_named);
+  REQUIRE(gpu.size() == 2);
+  CHECK(gpu[0]["name"] == "aten::linear");
+  CHECK(gpu[0]["cat"] == "gpu_user_annotation");
+  CHECK(gpu[0]["ts"].get<double>() == 2.0);
+  CHECK(gpu[0]["dur"].get<double>() == 28.0);
+  CHECK(gpu[1]["name"] == "aten::addmm");
+  CHECK(gpu[1]["dur"].get<double>() == 26.0);
+}
