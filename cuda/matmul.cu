@@ -4,6 +4,11 @@
 // is already transposed from cuBLAS's point of view ("N"); one stored column-major (linear's
 // weight.t()) is passed with "T". float16/bfloat16 operands accumulate in float32; float32 runs
 // in full float32 unless TF32 is allowed (PyTorch's default since 1.12: not allowed).
+//
+// addmm with a 1-D bias (every Linear layer) takes PyTorch's fused path (Blas.cpp,
+// useLtInterface): one cublasLt call adds the bias in the GEMM's epilogue, as the product is
+// written, instead of first writing the bias into every row and then accumulating onto it.
+#include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <mutex>
@@ -20,14 +25,16 @@ void check(cublasStatus_t status, const char* what) {
               static_cast<int>(status));
 }
 
-cublasHandle_t handle_for(int device) {
+// One handle per device, created on first use (cublasCreate or cublasLtCreate).
+template <typename Handle, typename Create>
+Handle handle_for(int device, Create create, const char* what) {
   static std::mutex mutex;
-  static cublasHandle_t handles[16] = {};
+  static Handle handles[16] = {};
   std::lock_guard lock(mutex);
   EMBER_CHECK(device >= 0 && device < 16, "Invalid device index ", device);
   if (!handles[device]) {
     cudaSetDevice(device);
-    check(cublasCreate(&handles[device]), "cublasCreate");
+    check(create(&handles[device]), what);
   }
   return handles[device];
 }
@@ -67,31 +74,101 @@ void fill_rows_with(const Tensor& out, const Tensor& bias) {
       out.numel(), [=] __device__(int64_t i) { rows[i] = row[i % n]; }, "gemm bias");
 }
 
+// The scalars and accumulation of one product: float64 in double, the rest in float32 (TF32 if
+// allowed).
+struct Precision {
+  cublasComputeType_t compute;
+  cudaDataType_t scale_type;
+  double alpha64, beta64;
+  float alpha32, beta32;
+  const void* alpha() const { return scale_type == CUDA_R_64F ? static_cast<const void*>(&alpha64) : &alpha32; }
+  const void* beta() const { return scale_type == CUDA_R_64F ? static_cast<const void*>(&beta64) : &beta32; }
+};
+
+Precision precision_of(DType dtype, double alpha, double beta) {
+  const bool double_precision = dtype == kFloat64;
+  const cublasComputeType_t compute = double_precision ? CUBLAS_COMPUTE_64F
+                                      : dtype == kFloat32 && ::ember::cuda::matmul_allow_tf32()
+                                          ? CUBLAS_COMPUTE_32F_FAST_TF32
+                                          : CUBLAS_COMPUTE_32F;
+  return {compute,
+          double_precision ? CUDA_R_64F : CUDA_R_32F,
+          alpha,
+          beta,
+          static_cast<float>(alpha),
+          static_cast<float>(beta)};
+}
+
+// PyTorch's conditions for the fused bias (Blas.cpp): one matrix, a contiguous [N] bias, every
+// dimension above 1 and below cublasLt's grid limit.
+bool can_fuse_bias(const Tensor& out, const Tensor& a, const Tensor& bias) {
+  const int64_t M = out.size(1), N = out.size(2), K = a.size(2), limit = 65535LL * 32;
+  return out.size(0) == 1 && bias.dim() == 1 && bias.numel() == N && bias.stride(0) == 1 && M > 1 && N > 1 && K > 1 &&
+         M < limit && N < limit && K < limit;
+}
+
+// out = alpha * a @ b + bias through cublasLt's BIAS epilogue; false if cublasLt declines (then
+// the caller takes the unfused path).
+bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, const Tensor& bias) {
+  const int device = out.device().index;
+  const cublasLtHandle_t lt = handle_for<cublasLtHandle_t>(device, cublasLtCreate, "cublasLtCreate");
+  const cudaDataType_t type = cuda_type(out.dtype());
+  const Precision precision = precision_of(out.dtype(), alpha, 0.0);
+  const int64_t M = out.size(1), N = out.size(2), K = a.size(2);
+  const Operand A = describe(a), B = describe(b);  // cuBLAS's A is b, its B is a (top of the file)
+  const bool b_transposed = B.op == CUBLAS_OP_T, a_transposed = A.op == CUBLAS_OP_T;
+  const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+  const void* bias_pointer = bias.raw_data();
+
+  cublasLtMatmulDesc_t operation = nullptr;
+  cublasLtMatrixLayout_t b_layout = nullptr, a_layout = nullptr, out_layout = nullptr;
+  cublasStatus_t status = cublasLtMatmulDescCreate(&operation, precision.compute, precision.scale_type);
+  auto step = [&](cublasStatus_t next) {
+    if (status == CUBLAS_STATUS_SUCCESS) status = next;
+  };
+  step(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSA, &B.op, sizeof B.op));
+  step(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSB, &A.op, sizeof A.op));
+  step(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  step(
+      cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer, sizeof bias_pointer));
+  // Column-major shapes as cuBLAS stores them: b is [N, K] (or [K, N] transposed), a is [K, M].
+  step(cublasLtMatrixLayoutCreate(&b_layout, type, b_transposed ? K : N, b_transposed ? N : K, B.leading_dimension));
+  step(cublasLtMatrixLayoutCreate(&a_layout, type, a_transposed ? M : K, a_transposed ? K : M, A.leading_dimension));
+  step(cublasLtMatrixLayoutCreate(&out_layout, type, N, M, N));
+  if (status == CUBLAS_STATUS_SUCCESS) {
+    constexpr int64_t kWorkspaceBytes = 1 << 20;                         // PyTorch's default cublasLt workspace
+    void* workspace = ::ember::cuda::allocate(device, kWorkspaceBytes);  // cached: free after the call is safe
+    status = cublasLtMatmul(lt, operation, precision.alpha(), b.raw_data(), b_layout, a.raw_data(), a_layout,
+                            precision.beta(), out.raw_data(), out_layout, out.raw_data(), out_layout,
+                            /*algo=*/nullptr, workspace, kWorkspaceBytes, /*stream=*/nullptr);
+    ::ember::cuda::free(device, workspace);  // stream-ordered: the next user of the block queues after this GEMM
+  }
+  if (out_layout) cublasLtMatrixLayoutDestroy(out_layout);
+  if (a_layout) cublasLtMatrixLayoutDestroy(a_layout);
+  if (b_layout) cublasLtMatrixLayoutDestroy(b_layout);
+  if (operation) cublasLtMatmulDescDestroy(operation);
+  return status == CUBLAS_STATUS_SUCCESS;
+}
+
 }  // namespace
 
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   const int64_t batch = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   if (out.numel() == 0) return;
   if (bias.defined()) {  // out = bias (in every row) + alpha * a @ b, as the CPU kernel computes it
+    if (can_fuse_bias(out, a, bias) && gemm_with_fused_bias(out, a, b, alpha, bias)) return;
     visit_device_dtype(out.dtype(), [&](auto tag) { fill_rows_with<decltype(tag)>(out, bias); });
     beta = 1;
   }
   const cudaDataType_t type = cuda_type(out.dtype());
-  const bool double_precision = out.dtype() == kFloat64;
-  const cublasComputeType_t compute = double_precision ? CUBLAS_COMPUTE_64F
-                                      : out.dtype() == kFloat32 && ::ember::cuda::matmul_allow_tf32()
-                                          ? CUBLAS_COMPUTE_32F_FAST_TF32
-                                          : CUBLAS_COMPUTE_32F;
-  const double alpha64 = alpha, beta64 = beta;
-  const float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
-  const void* alpha_ptr = double_precision ? static_cast<const void*>(&alpha64) : &alpha32;
-  const void* beta_ptr = double_precision ? static_cast<const void*>(&beta64) : &beta32;
+  const Precision precision = precision_of(out.dtype(), alpha, beta);
   const Operand A = describe(a), B = describe(b);
-  check(cublasGemmStridedBatchedEx(
-            handle_for(out.device().index), B.op, A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
-            alpha_ptr, b.raw_data(), type, static_cast<int>(B.leading_dimension), B.batch_stride, a.raw_data(), type,
-            static_cast<int>(A.leading_dimension), A.batch_stride, beta_ptr, out.raw_data(), type, static_cast<int>(N),
-            M * N, static_cast<int>(batch), compute, CUBLAS_GEMM_DEFAULT),
+  check(cublasGemmStridedBatchedEx(handle_for<cublasHandle_t>(out.device().index, cublasCreate, "cublasCreate"), B.op,
+                                   A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
+                                   precision.alpha(), b.raw_data(), type, static_cast<int>(B.leading_dimension),
+                                   B.batch_stride, a.raw_data(), type, static_cast<int>(A.leading_dimension),
+                                   A.batch_stride, precision.beta(), out.raw_data(), type, static_cast<int>(N), M * N,
+                                   static_cast<int>(batch), precision.compute, CUBLAS_GEMM_DEFAULT),
         "gemm");
 }
 
