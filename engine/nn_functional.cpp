@@ -4,6 +4,7 @@
 #include "dispatch.h"
 #include "internal.h"
 #include "kernels/backend.h"
+#include "warning.h"
 
 namespace ember {
 
@@ -166,6 +167,11 @@ Tensor layer_norm(const Tensor& input, const Dims& normalized_shape, const Tenso
 }
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  if (input.sizes() != target.sizes())  // torch.nn.functional.mse_loss's own check, before broadcasting
+    warn_once(str_cat("Using a target size (torch.Size(", to_string(target.sizes()),
+                      ")) that is different to the input size (torch.Size(", to_string(input.sizes()),
+                      ")). This will likely lead to incorrect results due to broadcasting. Please ensure they have "
+                      "the same size."));
   return call<MseLoss>(input, target, reduction);
 }
 

@@ -142,4 +142,13 @@ std::string torch_error(const std::string& name) {
   throw std::runtime_error("no error case " + name);
 }
 
+std::string torch_warning(const std::string& name) {
+  for (const json& w : load("errors.json")["warnings"])
+    if (w["name"] == name) {
+      const std::string text = w["message"];
+      return text.substr(0, text.find(" (Triggered internally at"));
+    }
+  throw std::runtime_error("no warning case " + name);
+}
+
 }  // namespace fixture

@@ -37,5 +37,7 @@ std::string compare_loosely(const ember::Tensor& actual, const json& expected, d
 
 // The message PyTorch gave for the named case in errors.json.
 std::string torch_error(const std::string& name);
+// The text of errors.json's warning `name`, without its "(Triggered internally at ...)" location.
+std::string torch_warning(const std::string& name);
 
 }  // namespace fixture

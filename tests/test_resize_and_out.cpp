@@ -9,6 +9,7 @@
 
 using namespace ember;
 using fixture::torch_error;
+using fixture::torch_warning;
 
 namespace {
 
@@ -16,16 +17,6 @@ Tensor ramp(const Dims& sizes) {
   std::vector<double> values(product(sizes));
   for (size_t i = 0; i < values.size(); ++i) values[i] = 0.25 * static_cast<double>(i) - 1.0;
   return from_vector(values, sizes, kFloat32);
-}
-
-// PyTorch's warning text without its "(Triggered internally at ...)" source location.
-std::string torch_warning(const std::string& name) {
-  for (const fixture::json& w : fixture::load("errors.json")["warnings"])
-    if (w["name"] == name) {
-      const std::string text = w["message"];
-      return text.substr(0, text.find(" (Triggered internally at"));
-    }
-  throw std::runtime_error("no warning case " + name);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "internal.h"
 #include "node.h"
 #include "record.h"
+#include "warning.h"
 
 namespace ember {
 
@@ -42,7 +43,15 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 
 Tensor Tensor::grad() const {
   const autograd::AutogradMeta* meta = checked().autograd_meta.get();
-  return meta ? meta->grad : Tensor();
+  if (meta && meta->grad.defined()) return meta->grad;
+  // ember has no retain_grad(): a non-leaf's .grad is never populated.
+  if (!is_leaf())
+    warn_once("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+              "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+              "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+              "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+              "for more informations.");
+  return Tensor();
 }
 
 Tensor& Tensor::mutable_grad() const {
