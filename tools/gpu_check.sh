@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check: on a machine with an NVIDIA GPU (an H200 when the device tool lends one), build
 # ember with CUDA and run what this machine's CPU-only CI cannot: every CUDA test case, the GEMM
-# benchmark against raw cuBLAS (fp32/bf16/fp16 at 4096³ and 8192³), the chapter's exercise 2 on
+# benchmark against raw cuBLAS (fp32/bf16/fp16 at 4096³ and 8192³), the fused-bias addmm and a
+# profiled GPU training step (Self CUDA columns), the chapter's exercise 2 on
 # the GPU (fp32 vs fp16/bf16 autocast: speedup and max error) and exercise 1's memory curve on the
 # GPU. Meant to finish well under 10 minutes. Usage: bash tools/gpu_check.sh [output folder]
 set -euo pipefail
