@@ -130,6 +130,9 @@ __device__ void apply_at(char* const (&address)[1 + sizeof...(In)], const F& f, 
   *reinterpret_cast<Out*>(address[0]) = f(*reinterpret_cast<const In*>(address[K + 1])...);
 }
 
+// map_elements' own kernel: the same grid-stride loop as launch_elements, written out because
+// nvcc cannot pass launch_elements an extended __device__ lambda defined inside a function
+// template with a parameter pack (map_elements), so the loop body cannot be such a lambda here.
 template <int N, typename Out, typename F, typename... In>
 __global__ void map_kernel(int64_t n, Strided<N> layout, F f) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(blockDim.x) * gridDim.x) {

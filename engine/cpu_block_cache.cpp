@@ -14,19 +14,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "cuda/caching_allocator.h"
 #include "error.h"
 
 namespace ember::cpu_block_cache {
 namespace {
 
-constexpr int64_t kMinBlockSize = 512;                 // every request is rounded up to a multiple of this
-constexpr int64_t kSmallSize = 1 << 20;                // blocks up to 1 MiB are the small pool
-constexpr int64_t kRoundLarge = 2 << 20;               // larger ones are rounded up to a multiple of 2 MiB
+// The size classes are the CUDA caching allocator's rounding (cuda/caching_allocator.h): a multiple
+// of 512 bytes up to 1 MiB (the small pool), a multiple of 2 MiB above.
+using cuda::kMinBlockSize;
+using cuda::kRoundLarge;
+using cuda::kSmallSize;
 constexpr int64_t kMaxCachedBytes = int64_t{1} << 30;  // free blocks beyond 1 GiB go back to the OS
 constexpr int64_t kAlignment = 64;                     // PyTorch's CPU alignment (c10::gAlignment)
 
 int64_t size_class(int64_t nbytes) {
-  if (nbytes <= kSmallSize) return (nbytes + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+  if (nbytes <= kSmallSize) return cuda::round_size(nbytes);
   return (nbytes + kRoundLarge - 1) / kRoundLarge * kRoundLarge;
 }
 

@@ -30,4 +30,18 @@ inline bool with_gpu() {
   return true;
 }
 
+#ifdef __SANITIZE_ADDRESS__
+inline constexpr bool kUnderSanitizer = true;
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
+
+// True, after saying why, in the AddressSanitizer build: for test cases that time real ops, whose
+// instrumented kernels say nothing about the hardware.
+inline bool under_sanitizer(const char* why) {
+  if (!kUnderSanitizer) return false;
+  WARN(kSkipped << " built with AddressSanitizer: " << why);
+  return true;
+}
+
 }  // namespace skip

@@ -7,6 +7,7 @@
 #include "exercises/autocast_speed.h"
 #include "exercises/hot_spots.h"
 #include "exercises/memory_leak.h"
+#include "skip.h"
 
 using namespace ember;
 using namespace exercises;
@@ -68,11 +69,9 @@ TEST_CASE("exercise 3: the chapter's advice follows the roofline verdict", "[exe
 }
 
 TEST_CASE("exercise 3: the top ops by self time of a training step are its matrix products", "[exercises][serial]") {
-#ifdef __SANITIZE_ADDRESS__
-  WARN("skipped: the ranking times real ops, and AddressSanitizer's instrumented element-wise kernels are slower "
-       "than oneDNN's uninstrumented products by more than the ranking's margin");
-  return;
-#endif
+  if (skip::under_sanitizer("the ranking times real ops, and instrumented element-wise kernels are slower than "
+                            "oneDNN's uninstrumented products by more than the ranking's margin"))
+    return;
   const profiler::MachinePeaks any_machine{1e11, 1e10};  // the ranking does not depend on the peaks
   const hot_spots::Result result = hot_spots::run(2, 5, any_machine, "");
   REQUIRE(result.top.size() == 5);

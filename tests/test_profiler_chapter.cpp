@@ -9,6 +9,7 @@
 #include <set>
 
 #include "fixture.h"
+#include "skip.h"
 
 using namespace ember;
 
@@ -159,11 +160,9 @@ struct OneThread {
 
 TEST_CASE("the chapter's two top ops by self CPU time are aten::addmm and aten::mm in 20 of 20 runs",
           "[profiler][serial]") {
-#ifdef __SANITIZE_ADDRESS__
-  WARN("skipped: the ranking times real ops, and AddressSanitizer's instrumented copies and element-wise kernels "
-       "are slower than oneDNN's uninstrumented products by more than the ranking's margin");
-  return;
-#endif
+  if (skip::under_sanitizer("the ranking times real ops, and instrumented copies and element-wise kernels are "
+                            "slower than oneDNN's uninstrumented products by more than the ranking's margin"))
+    return;
   OneThread as_pytorch_runs_here;
   Chapter chapter;
   chapter.profiled_line();  // warm: oneDNN builds its kernels on the first products

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "ember.h"
+#include "skip.h"
 
 using namespace ember;
 using profiler::Bound;
@@ -35,11 +36,7 @@ std::string temporary_path(const std::string& name) {
 TEST_CASE("the roofline calls a 2048³ mm compute-bound, a 10⁷-element add memory-bound, a 1-element add "
           "overhead-bound",
           "[profiler][serial]") {
-#ifdef __SANITIZE_ADDRESS__
-  WARN("skipped: the verdicts time real ops, and AddressSanitizer's instrumented kernels say nothing about the "
-       "hardware");
-  return;
-#endif
+  if (skip::under_sanitizer("the verdicts time real ops")) return;
   Tensor a = ones({2048, 2048}), b = ones({2048, 2048});
   Tensor x = ones({10'000'000}), y = ones({10'000'000});
   Tensor one = ones({1});

@@ -2,8 +2,8 @@
 // (memory_leak.h).
 #include "memory_leak.h"
 
+#include <cstdint>
 #include <map>
-#include <set>
 
 using namespace ember;
 
@@ -75,20 +75,21 @@ Curve run_loop(Keep keep, Device device, int steps) {
 void find_what_one_loss_holds(Device device, Result& result) {
   manual_seed(0);
   Setup setup(device);
-  std::set<const Storage*> counted;
-  for (const Tensor& t : setup.model.parameters()) counted.insert(t.impl()->storage.get());
-  counted.insert(setup.inputs.impl()->storage.get());
-  counted.insert(setup.targets.impl()->storage.get());
+  // Each storage seen: its row in `held`, or kExistsAnyway for the parameters' and the batch's.
+  constexpr size_t kExistsAnyway = SIZE_MAX;
+  std::map<const Storage*, size_t> row_of;
+  for (const Tensor& t : setup.model.parameters()) row_of[t.impl()->storage.get()] = kExistsAnyway;
+  row_of[setup.inputs.impl()->storage.get()] = kExistsAnyway;
+  row_of[setup.targets.impl()->storage.get()] = kExistsAnyway;
 
   Tensor loss = setup.loss();
   std::vector<HeldTensor> held;
-  std::map<const Storage*, size_t> held_index;
   auto add = [&](const std::string& held_by, const Tensor& t) {
     const Storage* storage = t.impl()->storage.get();
-    if (counted.count(storage)) return;
-    auto [it, is_new] = held_index.emplace(storage, held.size());
+    auto [it, is_new] = row_of.emplace(storage, held.size());
     if (is_new) held.push_back({held_by, t.sizes(), t.dtype(), storage->nbytes});
-    else if (held[it->second].held_by.find(held_by) == std::string::npos) held[it->second].held_by += ", " + held_by;
+    else if (it->second != kExistsAnyway && held[it->second].held_by.find(held_by) == std::string::npos)
+      held[it->second].held_by += ", " + held_by;
   };
   for (const autograd::SavedInGraph& saved : autograd::saved_tensors_in_graph(loss)) add(saved.node, saved.tensor);
   add("the loss itself", loss);
