@@ -28,15 +28,20 @@ void GradScaler::unscale_(const optim::SGD& optimizer) {
   // inv_scale = float32(1 / float64(scale)); every gradient is multiplied by it, found inf or not.
   const float inv_scale = static_cast<float>(1.0 / static_cast<double>(scale_));
   NoGradGuard no_grad;
+  // The check runs where the gradients are, as PyTorch's _amp_foreach_non_finite_check_and_unscale_
+  // does: grad * 0 is 0 for every finite element and NaN for inf or NaN, so one sum per gradient,
+  // summed again, is a 0-dim tensor that is NaN exactly when some gradient was not finite. Only its
+  // final value crosses to the host: on a GPU, one wait per step instead of a copy of every gradient.
+  Tensor non_finite_probe;
   for (const Tensor& p : optimizer.parameters()) {
     Tensor grad = p.grad();
     if (!grad.defined()) continue;
     EMBER_CHECK(grad.dtype() != kFloat16, "Attempting to unscale FP16 gradients.");
-    if (!state.found_inf) {
-      for (double v : grad.to_vector<double>()) state.found_inf = state.found_inf || !std::isfinite(v);
-    }
+    const Tensor probe = (grad * 0).sum();  // queued before the multiplication below: the unscaled values
+    non_finite_probe = non_finite_probe.defined() ? non_finite_probe + probe.to(non_finite_probe.device()) : probe;
     if (inv_scale != 1.0f) grad.mul_(scalar_tensor(inv_scale, Options(kFloat32).device(grad.device())));
   }
+  state.found_inf = non_finite_probe.defined() && !std::isfinite(non_finite_probe.item<double>());
   state.stage = Stage::Unscaled;
 }
 
