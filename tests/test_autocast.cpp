@@ -9,6 +9,7 @@
 
 #include "captured_warnings.h"
 #include "fixture.h"
+#include "skip.h"
 
 using namespace ember;
 
@@ -118,6 +119,24 @@ TEST_CASE("an unsupported autocast dtype or device disables the region with PyTo
     CHECK_FALSE(autocast::is_enabled(DeviceType::CUDA));
     REQUIRE(warnings.texts.size() == 2);
     CHECK(warnings.texts[1] == "User provided device_type of 'cuda', but CUDA is not available. Disabling");
+  }
+}
+
+TEST_CASE("under CUDA autocast products run in float16 (or bf16 when asked), softmax in float32", "[autocast][cuda]") {
+  if (skip::without_gpu()) return;
+  const Device gpu(DeviceType::CUDA, 0);
+  const Tensor a = ramp({4, 4}).to(gpu), b = ramp({4, 4}).to(gpu);
+  {
+    AutocastGuard autocast(DeviceType::CUDA);  // float16 by default on CUDA
+    CHECK(mm(a, b).dtype() == kFloat16);
+    CHECK(softmax(mm(a, b), 1).dtype() == kFloat32);
+    CHECK(mm(ramp({4, 4}), ramp({4, 4})).dtype() == kFloat32);  // CPU tensors: not this region's device
+  }
+  {
+    AutocastGuard autocast(DeviceType::CUDA, kBFloat16);
+    const Tensor product = mm(a, b);
+    CHECK(product.dtype() == kBFloat16);
+    CHECK(equal(product.to(kCPU), mm(ramp({4, 4}).to(kBFloat16), ramp({4, 4}).to(kBFloat16))));
   }
 }
 
