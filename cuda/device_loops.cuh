@@ -1,6 +1,6 @@
 // What every CUDA kernel in cuda/ shares, kept plain so a reader can follow each kernel:
 //   - `visit_device_dtype`: a runtime DType to the device element type (__nv_bfloat16 and __half
-//     for the 16-bit floats) and `convert`, PyTorch's conversions between them;
+//     for the 16-bit floats), converted with the CPU kernels' own `convert` (kernels/convert.h);
 //   - `launch_elements(n, f)`: a grid-stride loop calling f(i) for i < n, the one launch pattern;
 //   - `Strided<N>`: the byte offsets of element i in N tensors of the same sizes and any strides
 //     (the CUDA twin of kernels/loops.h);
@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "error.h"
+#include "kernels/convert.h"
 #include "tensor.h"
 
 namespace ember::kernels::cuda {
@@ -51,30 +52,6 @@ decltype(auto) visit_compute_dtype(DType dtype, F&& f) {
     default: break;
   }
   throw Error(str_cat("ember kernels compute in Float, Double or Long, not ", scalar_type_name(dtype)));
-}
-
-template <typename T>
-inline constexpr bool is_half_v = std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>;
-
-// PyTorch's conversions (kernels/copy.h): 16-bit floats go through float32, to-bool is "!= 0",
-// float-to-int truncates, and NaN or out-of-range gives INT64_MIN, as on x86.
-template <typename To, typename From>
-__device__ To convert(From value) {
-  if constexpr (is_half_v<From>) {
-    return convert<To>(static_cast<float>(value));
-  } else if constexpr (std::is_same_v<To, bool>) {
-    return value != From(0);
-  } else if constexpr (std::is_same_v<To, __nv_bfloat16>) {
-    return __float2bfloat16_rn(static_cast<float>(value));
-  } else if constexpr (std::is_same_v<To, __half>) {
-    return __float2half_rn(static_cast<float>(value));
-  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
-    if (!(value >= From(-9.2233720368547758e18) && value < From(9.2233720368547758e18)))
-      return std::numeric_limits<To>::min();
-    return static_cast<To>(value);
-  } else {
-    return static_cast<To>(value);
-  }
 }
 
 constexpr int kThreadsPerBlock = 256;
