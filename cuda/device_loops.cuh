@@ -19,6 +19,7 @@
 
 #include "error.h"
 #include "kernels/convert.h"
+#include "kernels/visit_dtype.h"
 #include "tensor.h"
 
 namespace ember::kernels::cuda {
@@ -28,30 +29,10 @@ inline void check_launch(const char* kernel) {
   EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (launching ", kernel, ")");
 }
 
+// kernels/visit_dtype.h with CUDA's 16-bit types; visit_compute_dtype is the CPU kernels' own.
 template <typename F>
 decltype(auto) visit_device_dtype(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::BFloat16: return f(__nv_bfloat16{});
-    case DType::Float16: return f(__half{});
-    case DType::Int64: return f(int64_t{});
-    case DType::Bool: return f(bool{});
-  }
-  EMBER_INTERNAL_ASSERT(false, "unknown dtype ", static_cast<int>(dtype));
-  __builtin_unreachable();
-}
-
-// The dtypes arithmetic kernels compute in (the op layer converts the rest first, as on the CPU).
-template <typename F>
-decltype(auto) visit_compute_dtype(DType dtype, F&& f) {
-  switch (dtype) {
-    case DType::Float32: return f(float{});
-    case DType::Float64: return f(double{});
-    case DType::Int64: return f(int64_t{});
-    default: break;
-  }
-  throw Error(str_cat("ember kernels compute in Float, Double or Long, not ", scalar_type_name(dtype)));
+  return visit_dtype<__nv_bfloat16, __half>(dtype, std::forward<F>(f));
 }
 
 constexpr int kThreadsPerBlock = 256;

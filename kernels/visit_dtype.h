@@ -9,13 +9,14 @@
 
 namespace ember::kernels {
 
-template <typename F>
+// The 16-bit float types are ember's by default; the CUDA kernels name CUDA's (visit_device_dtype).
+template <typename BFloat16Type = BFloat16, typename Float16Type = Float16, typename F>
 decltype(auto) visit_dtype(DType dtype, F&& f) {
   switch (dtype) {
     case DType::Float32: return f(float{});
     case DType::Float64: return f(double{});
-    case DType::BFloat16: return f(BFloat16{});
-    case DType::Float16: return f(Float16{});
+    case DType::BFloat16: return f(BFloat16Type{});
+    case DType::Float16: return f(Float16Type{});
     case DType::Int64: return f(int64_t{});
     case DType::Bool: return f(bool{});
   }
