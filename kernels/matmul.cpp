@@ -2,7 +2,8 @@
 // tiny products. oneDNN reads strided operands directly (a transposed weight is just other strides), so `linear`'s
 // weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small product, so built primitives are
 // kept in a cache keyed by shapes, strides, dtypes, attributes and thread count. A weights operand used
-// again unchanged may be read from a packed copy (packed_weights.h).
+// again unchanged may be read from a packed copy (packed_weights.h); a column-major left operand is copied
+// row-major first (row_major below says why).
 //
 // Tiny products (at most kSmallProduct multiply-adds) skip the libraries: their per-call overhead
 // is larger than the arithmetic. The loop sums each dot product in order over k and then forms
