@@ -4,11 +4,16 @@
 // and go back to it when the last tensor using them is destroyed.
 #pragma once
 #include <cstdint>
+#include <memory>
 
 #include "allocator.h"
 #include "device.h"
 
 namespace ember {
+
+namespace kernels::cpu {
+struct PackedWeight;
+}
 
 struct Storage {
   Storage(int64_t nbytes, Device device) : data(allocate_bytes(device, nbytes)), nbytes(nbytes), device(device) {}
@@ -23,6 +28,9 @@ struct Storage {
   void* data;
   int64_t nbytes;
   const Device device;
+  // A matmul's rearranged copy of these bytes, kept while they are unchanged and dropped with them
+  // (kernels/packed_weights.h); null for almost every storage.
+  std::shared_ptr<kernels::cpu::PackedWeight> packed_weight;
 };
 
 }  // namespace ember

@@ -22,6 +22,7 @@ KernelTable cpu_table() {
   table.compare = cpu::compare;
   table.unary = cpu::unary;
   table.where = cpu::where;
+  table.threshold_backward = cpu::threshold_backward;
   table.copy = cpu::copy;
   table.fill = cpu::fill;
   table.reduce_rows = cpu::reduce_rows;

@@ -177,4 +177,12 @@ void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Te
   });
 }
 
+void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold) {
+  visit_compute_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T limit = static_cast<T>(threshold.to_double());
+    map_elements<T, T, T>(out, {grad, self}, [limit](T g, T x) { return x <= limit ? T(0) : g; });
+  });
+}
+
 }  // namespace ember::kernels::cpu

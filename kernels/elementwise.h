@@ -20,6 +20,9 @@ void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent = 0);
 // out = condition ? a : b
 void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
+// out = self <= threshold ? 0 : grad: relu's gradient in one pass. All three have out's sizes and
+// its dtype, float32 or float64.
+void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold);
 
 }  // namespace cpu
 

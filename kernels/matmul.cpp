@@ -1,7 +1,9 @@
 // gemm: oneDNN for float32/bfloat16, Eigen for float64/int64 (and float16, widened to float32), and a plain loop for
 // tiny products. oneDNN reads strided operands directly (a transposed weight is just other strides), so `linear`'s
 // weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small product, so built primitives are
-// kept in a cache keyed by shapes, strides, dtypes, attributes and thread count.
+// kept in a cache keyed by shapes, strides, dtypes, attributes and thread count. A weights operand used
+// again unchanged may be read from a packed copy (packed_weights.h); a column-major left operand is copied
+// row-major first (row_major below says why).
 //
 // Tiny products (at most kSmallProduct multiply-adds) skip the libraries: their per-call overhead
 // is larger than the arithmetic. The loop sums each dot product in order over k and then forms
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "copy.h"
+#include "packed_weights.h"
 #include "storage.h"
 
 namespace ember::kernels::cpu {
@@ -43,18 +46,25 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
-                              const Tensor& bias) {
+// A primitive with the weights layout it reads: `b`'s own, or (packed_weights) the layout oneDNN
+// chose itself, which a packed copy of the weights is reordered into.
+struct Primitive {
+  dnnl::matmul matmul;
+  dnnl::memory::desc weights;
+};
+
+Primitive cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
+                           const Tensor& bias, bool packed_weights) {
   std::vector<int64_t> key;
   for (const Tensor* t : {&a, &b, &out}) {
     key.push_back(static_cast<int64_t>(t->dtype()));
     for (int d = 0; d < 3; ++d) key.insert(key.end(), {t->size(d), t->stride(d)});
   }
   // A primitive keeps the thread count it was built with, so the count is part of the key.
-  key.insert(key.end(),
-             {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(), omp_get_max_threads()});
+  key.insert(key.end(), {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(),
+                         omp_get_max_threads(), packed_weights});
   static std::mutex mutex;
-  static std::map<std::vector<int64_t>, dnnl::matmul> cache;
+  static std::map<std::vector<int64_t>, Primitive> cache;
   std::lock_guard<std::mutex> lock(mutex);
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
@@ -69,18 +79,47 @@ dnnl::matmul cached_primitive(const Tensor& out, const Tensor& a, const Tensor& 
     ops.append_sum(static_cast<float>(beta));
     attr.set_post_ops(ops);
   }
-  dnnl::matmul::desc desc(describe(a), describe(b), bias_desc, describe(out));
-  dnnl::matmul primitive(dnnl::matmul::primitive_desc(desc, attr, cpu_engine()));
+  const dnnl::memory::desc weights =
+      packed_weights
+          ? dnnl::memory::desc({b.size(0), b.size(1), b.size(2)}, dnnl_type(b.dtype()), dnnl::memory::format_tag::any)
+          : describe(b);
+  dnnl::matmul::primitive_desc primitive_desc(dnnl::matmul::desc(describe(a), weights, bias_desc, describe(out)), attr,
+                                              cpu_engine());
   if (cache.size() > 4096) cache.clear();  // bound the cache for programs with many shapes
+  Primitive primitive{dnnl::matmul(primitive_desc), primitive_desc.weights_desc()};
   cache.emplace(std::move(key), primitive);
   return primitive;
 }
 
-void gemm_onednn(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
-  dnnl::matmul primitive = cached_primitive(out, a, b, alpha, beta, bias);
+// A contiguous buffer (a kernel-side temporary, counted like every allocation).
+Tensor kernel_buffer(const Dims& sizes, DType dtype) {
+  auto storage = std::make_shared<Storage>(product(sizes) * element_size(dtype), kCPU);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
+                                             /*tracks_version=*/false));
+}
+
+// oneDNN 2.6's gemm on an AVX2 CPU reads a column-major left operand slowly: a weight gradient's
+// g.t() @ x, [512, 256] @ [256, 512], took twice as long as the same product with a row-major
+// copy of g.t(), and the copy (one oneDNN reorder) took 2% of the product. So such an operand is
+// copied first, into a kernel-side temporary; the result is the same product.
+Tensor row_major(const Tensor& a, dnnl::stream& stream) {
+  if (a.stride(2) == 1) return a;
+  Tensor copy = kernel_buffer(a.sizes(), a.dtype());
+  dnnl::memory from(describe(a), cpu_engine(), a.raw_data()), to(describe(copy), cpu_engine(), copy.raw_data());
+  dnnl::reorder(from, to).execute(stream, from, to);
+  return copy;
+}
+
+void gemm_onednn(const Tensor& out, const Tensor& a_as_given, const Tensor& b, double alpha, double beta,
+                 const Tensor& bias) {
   thread_local dnnl::stream stream(cpu_engine());
+  const Tensor a = row_major(a_as_given, stream);
+  const WeightsMemory weights = weights_memory(
+      b, describe(b), [&] { return cached_primitive(out, a, b, alpha, beta, bias, true).weights; }, cpu_engine(),
+      stream);
+  dnnl::matmul primitive = cached_primitive(out, a, b, alpha, beta, bias, weights.packed).matmul;
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(describe(a), cpu_engine(), a.raw_data())},
-                                             {DNNL_ARG_WEIGHTS, dnnl::memory(describe(b), cpu_engine(), b.raw_data())},
+                                             {DNNL_ARG_WEIGHTS, weights.memory},
                                              {DNNL_ARG_DST, dnnl::memory(describe(out), cpu_engine(), out.raw_data())}};
   if (bias.defined())
     args.emplace(DNNL_ARG_BIAS, dnnl::memory(dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()),
@@ -105,12 +144,7 @@ void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alph
   }
 }
 
-// A contiguous float32 buffer (a kernel-side temporary, counted like every allocation).
-Tensor float32_buffer(const Dims& sizes) {
-  auto storage = std::make_shared<Storage>(product(sizes) * 4, kCPU);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, kFloat32,
-                                             /*tracks_version=*/false));
-}
+Tensor float32_buffer(const Dims& sizes) { return kernel_buffer(sizes, kFloat32); }
 Tensor widened(const Tensor& t) {
   Tensor out = float32_buffer(t.sizes());
   copy(out, t);

@@ -120,6 +120,21 @@ TEST_CASE("every differentiable op's gradients match PyTorch, through views to t
   CHECK(checked == kCasesWithGradients);
 }
 
+TEST_CASE("relu's gradient in one pass equals its definition: zero where the input is at or below the threshold",
+          "[ops]") {
+  // threshold_backward runs one fused kernel for same-sized float tensors; a NaN input is not <= 0,
+  // so its gradient passes, as in PyTorch.
+  manual_seed(0);
+  Tensor x = randn({4, 300});
+  x.view({-1}).narrow(0, 0, 3).copy_(tensor({0.0, std::nan(""), -0.0}));
+  const Tensor g = randn({4, 300});
+  const Tensor zero = zeros({});
+  CHECK(equal(threshold_backward(g, x, 0), where(le(x, 0), zero, g)));
+  CHECK(equal(threshold_backward(g, x, 0.5), where(le(x, 0.5), zero, g)));
+  const Tensor x64 = x.to(kFloat64), g64 = g.to(kFloat64);
+  CHECK(equal(threshold_backward(g64, x64, 0), where(le(x64, 0), zeros({}, kFloat64), g64)));
+}
+
 TEST_CASE("ops with a number or a broadcast scalar over long contiguous runs compute every element", "[ops]") {
   // Runs longer than the 256-element chunks the strided loop reads a repeated value in, with a
   // length that is not a multiple of them, checked element by element against plain C++.

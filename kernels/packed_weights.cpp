@@ -1,0 +1,93 @@
+// Packed weights (see packed_weights.h for why): the copy kept on the weight's storage, the check
+// that it is still the weight's current value, and the oneDNN reorder that makes it.
+#include "packed_weights.h"
+
+#include <atomic>
+#include <mutex>
+#include <vector>
+
+#include "storage.h"
+#include "tensor_impl.h"
+
+namespace ember::kernels::cpu {
+
+// What a storage's slot holds: which reading of the bytes it is for, and the packed copy once one
+// is made. A first use leaves an entry without a copy, so that the second use can tell it is one.
+struct PackedWeight {
+  std::weak_ptr<VersionCounter> counter;  // the counter in-place changes of the weight bump
+  uint32_t version = 0;
+  std::vector<int64_t> layout;  // dtype, storage offset, sizes and strides of the operand as read
+  std::shared_ptr<Storage> bytes;
+  dnnl::memory::desc desc;
+  bool decided = false;  // whether to pack was decided (on the second use), under `decided_under`
+  WeightPacking decided_under = WeightPacking::Off;
+};
+
+namespace {
+
+std::atomic<WeightPacking> packing_policy{WeightPacking::IntoBlockedLayouts};
+std::atomic<int64_t> packings{0};
+std::mutex slots_mutex;  // guards every storage's packed_weight slot
+
+std::vector<int64_t> layout_of(const Tensor& t) {
+  std::vector<int64_t> layout{static_cast<int64_t>(t.dtype()), t.storage_offset()};
+  for (int64_t d = 0; d < t.dim(); ++d) layout.insert(layout.end(), {t.size(d), t.stride(d)});
+  return layout;
+}
+
+bool describes(const PackedWeight& entry, const std::shared_ptr<VersionCounter>& counter, uint32_t version,
+               const std::vector<int64_t>& layout) {
+  return entry.counter.lock() == counter && entry.version == version && entry.layout == layout;
+}
+
+bool packing_applies(WeightPacking policy, const dnnl::memory::desc& preferred, const dnnl::memory::desc& plain) {
+  if (policy == WeightPacking::Off || preferred == plain) return false;
+  if (policy == WeightPacking::IntoAnyOtherLayout) return true;
+  return preferred.data.format_kind == dnnl_blocked && preferred.data.format_desc.blocking.inner_nblks > 0;
+}
+
+}  // namespace
+
+void set_weight_packing(WeightPacking packing) { packing_policy = packing; }
+WeightPacking weight_packing() { return packing_policy; }
+int64_t weight_packings() { return packings; }
+
+WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain,
+                             const std::function<dnnl::memory::desc()>& preferred, const dnnl::engine& engine,
+                             dnnl::stream& stream) {
+  WeightsMemory unpacked{dnnl::memory(plain, engine, b.raw_data()), false, nullptr};
+  const WeightPacking policy = weight_packing();
+  if (policy == WeightPacking::Off || b.is_inference()) return unpacked;  // no counter, nothing to key on
+  const TensorImpl& impl = *b.impl();
+  const uint32_t version = impl.version_counter->current();
+  std::vector<int64_t> layout = layout_of(b);
+
+  std::lock_guard<std::mutex> lock(slots_mutex);
+  std::shared_ptr<PackedWeight>& slot = impl.storage->packed_weight;
+  if (!slot || !describes(*slot, impl.version_counter, version, layout)) {  // a first use, or a changed weight
+    slot = std::make_shared<PackedWeight>();
+    slot->counter = impl.version_counter;
+    slot->version = version;
+    slot->layout = std::move(layout);
+    return unpacked;
+  }
+  PackedWeight& entry = *slot;
+  if (!entry.decided || entry.decided_under != policy) {
+    const dnnl::memory::desc target = preferred();
+    entry.decided = true;
+    entry.decided_under = policy;
+    entry.bytes.reset();
+    if (packing_applies(policy, target, plain)) {
+      entry.bytes = std::make_shared<Storage>(static_cast<int64_t>(target.get_size()), kCPU);
+      entry.desc = target;
+      dnnl::memory packed(target, engine, entry.bytes->data);
+      dnnl::reorder(unpacked.memory, packed).execute(stream, unpacked.memory, packed);
+      stream.wait();
+      ++packings;
+    }
+  }
+  if (!entry.bytes) return unpacked;
+  return {dnnl::memory(entry.desc, engine, entry.bytes->data), true, entry.bytes};
+}
+
+}  // namespace ember::kernels::cpu
