@@ -89,6 +89,12 @@ void where_as(const Tensor& out, const Tensor& condition, const Tensor& a, const
       out, {condition, a, b}, [] __device__(bool c, T x, T y) { return c ? x : y; }, "where");
 }
 
+template <typename T>
+void threshold_backward_as(const Tensor& out, const Tensor& grad, const Tensor& self, T limit) {
+  map_elements<T, T, T>(
+      out, {grad, self}, [limit] __device__(T g, T x) { return x <= limit ? T(0) : g; }, "threshold_backward");
+}
+
 }  // namespace
 
 // (Extended __device__ lambdas cannot live inside the generic lambda a dtype visit takes, so each
@@ -103,6 +109,13 @@ void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) 
 
 void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b) {
   visit_device_dtype(out.dtype(), [&](auto tag) { where_as<decltype(tag)>(out, condition, a, b); });
+}
+
+void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold) {
+  visit_compute_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    threshold_backward_as<T>(out, grad, self, static_cast<T>(threshold.to_double()));
+  });
 }
 
 namespace {

@@ -9,6 +9,7 @@ void register_cuda_kernels(KernelTable& table) {
   table.compare = cuda::compare;
   table.unary = cuda::unary;
   table.where = cuda::where;
+  table.threshold_backward = cuda::threshold_backward;
   table.copy = cuda::copy;
   table.fill = cuda::fill;
   table.reduce_rows = cuda::reduce_rows;

@@ -13,6 +13,7 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
 void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b);
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent);
 void where(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b);
+void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold);
 // copy.cu
 void copy(const Tensor& dst, const Tensor& src);
 void fill(const Tensor& dst, Scalar value);
