@@ -126,6 +126,7 @@ struct Dot : FunctionalOp {
                 " elements respectively");
     EMBER_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
                 scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
+    EMBER_CHECK(a.dtype() != kBool, "\"dot\" not implemented for 'Bool'");
     return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   }
   static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }

@@ -151,7 +151,7 @@ struct MeanDims : FunctionalOp {
   static constexpr const char* name = "aten::mean";
   static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim) { return mean_over(a, dims, keepdim); }
   static MeanBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
-    return {a.sizes(), dims, keepdim};
+    return {a.sizes(), dims, keepdim, a};
   }
 };
 struct MaxAll : FunctionalOp {

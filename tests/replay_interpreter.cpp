@@ -77,12 +77,19 @@ std::string compare_values(const Tensor& t, const json& record) {
     if (tolerant && std::fabs(got[i] - want) <=
                         absolute_tolerance(t.dtype()) + relative_tolerance(t.dtype()) * std::fabs(want))
       continue;
-    return (why << "element " << i << ": " << got[i] << " != " << want, why.str());
+    return (why << to_string(t.dtype()) << " element " << i << ": " << got[i] << " != " << want, why.str());
   }
   return "";
 }
 
-std::string grad_fn_name(const Tensor& t) { return t.grad_fn() ? t.grad_fn()->name() : ""; }
+// The name of t's grad_fn, "" for none, or "error: <text>" when asking raised (PyTorch's fn_e).
+std::string grad_fn_name(const Tensor& t) {
+  try {
+    return t.grad_fn() ? t.grad_fn()->name() : "";
+  } catch (const Error& e) {
+    return std::string("error: ") + e.what();
+  }
+}
 
 // The first aspect in which t differs from the record, as {aspect, detail}; empty when none does.
 std::pair<std::string, std::string> compare_record(const Tensor& t, const json& record) {
@@ -94,7 +101,8 @@ std::pair<std::string, std::string> compare_record(const Tensor& t, const json& 
   if (!values.empty()) return {"values", values};
   if (t.requires_grad() != (record.value("rg", 0) == 1))
     return {"requires_grad", t.requires_grad() ? "true, PyTorch false" : "false, PyTorch true"};
-  if (grad_fn_name(t) != record.value("fn", "")) return {"grad_fn", grad_fn_name(t) + " != " + record.value("fn", "")};
+  const std::string fn = record.contains("fn_e") ? "error: " + record["fn_e"].get<std::string>() : record.value("fn", "");
+  if (grad_fn_name(t) != fn) return {"grad_fn", grad_fn_name(t) + " != " + fn};
   if (t._version() != record.value("ver", 0u))
     return {"version", std::to_string(t._version()) + " != " + std::to_string(record.value("ver", 0u))};
   if (t.is_contiguous() != (record.value("nc", 0) == 0))

@@ -22,7 +22,28 @@ struct KnownDifference {
   std::string why;
 };
 
-const std::vector<KnownDifference> known_differences = {};
+const std::vector<KnownDifference> known_differences = {
+    {"version: matmul", "0 != 1",
+     "matmul(1-D, 2-D): PyTorch 1.13 squeezes the product in place (mm(...).squeeze_(0)), which bumps the "
+     "result's version; ember squeezes out of place (ember has no in-place squeeze_). Values, gradients and "
+     "everything else match."},
+    {"grad_fn: matmul", "SqueezeBackward1 != SqueezeBackward3",
+     "the same matmul(1-D, 2-D): PyTorch's in-place squeeze_ records SqueezeBackward3, ember's squeeze "
+     "SqueezeBackward1 (the same formula)."},
+    {"grad: backward", ": version ",
+     "the version counter of a leaf's .grad: PyTorch 1.13's AccumulateGrad keeps the incoming gradient "
+     "(and its version) when nothing else holds a reference to it, counted with Python's references, and "
+     "some formulas write their result in place (max(dim)'s scatter); ember matches the common cases (a "
+     "copy into the leaf's layout is one write, select/slice give version 0), not the reference counts."},
+    {"did not raise: mm", "isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED",
+     "a PyTorch 1.13 bug: mm of an integer or bool matrix with an empty float matrix that requires grad "
+     "trips an internal assert (\"please report a bug to PyTorch\"); ember returns the product, an integer "
+     "tensor that does not require grad."},
+    {"values: log_softmax", "torch.bfloat16",
+     "PyTorch 1.13's CPU log_softmax over the last dim of a bfloat16 tensor keeps the max and the log of "
+     "the sum of exponentials in bfloat16 (_vec_log_softmax_lastdim with scalar_t = BFloat16), rounding "
+     "them; ember keeps them in float32 and rounds once, so results differ by more than bfloat16's ulp."},
+};
 
 const KnownDifference* known(const replay::Divergence& divergence) {
   for (const KnownDifference& k : known_differences)
