@@ -59,8 +59,13 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
     kernels.binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
     return out;
   }
-  kernels.binary(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
-                 internal::broadcast_to(internal::converted(b, compute), shape), alpha);
+  // TensorIterator casts every operand to the result's dtype first, so a float32 operand of a
+  // bfloat16 result is rounded to bfloat16 before the op computes in float32.
+  auto operand = [&](const Tensor& t) {
+    const Tensor in_result = compute != result ? internal::converted(t, result) : t;
+    return internal::broadcast_to(internal::converted(in_result, compute), shape);
+  };
+  kernels.binary(op, out, operand(a), operand(b), alpha);
   return internal::converted(out, result);
 }
 

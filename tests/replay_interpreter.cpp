@@ -44,15 +44,21 @@ Tensor run_statement(const std::string& op, const json& args, const std::vector<
   return fixture::run_op(op, in, args)[0];
 }
 
-// Tolerances for values recorded with "tol" (the script's docstring says which): a few ulp of
-// each dtype, enough for another summation order or another exp, far from a wrong formula.
+// Tolerances for values recorded with "tol": that of the least precise float dtype the value's
+// computation went through (the script's docstring says which values). A few ulp of the dtype at
+// the programs' magnitudes (values of order 1), enough for another summation order or another exp
+// and for cancellation in a bfloat16 product, far from a wrong formula.
 double relative_tolerance(DType dtype) {
   if (dtype == kFloat64) return 1e-10;
-  if (dtype == kBFloat16) return 1.6e-2;
+  if (dtype == kBFloat16 || dtype == kFloat16) return 1.6e-2;
   return 1e-4;
 }
 
-double absolute_tolerance(DType dtype) { return dtype == kFloat64 ? 1e-12 : dtype == kBFloat16 ? 1e-3 : 1e-5; }
+double absolute_tolerance(DType dtype) {
+  if (dtype == kFloat64) return 1e-12;
+  if (dtype == kBFloat16 || dtype == kFloat16) return 1.6e-2;
+  return 1e-5;
+}
 
 // "" when t's values are the record's: bit for bit, or within the tolerance where it says "tol".
 std::string compare_values(const Tensor& t, const json& record) {
@@ -67,15 +73,16 @@ std::string compare_values(const Tensor& t, const json& record) {
     }
     return "";
   }
-  const bool tolerant = record.value("tol", 0) == 1;
+  const bool tolerant = record.contains("tol");
+  const DType tolerance_dtype = tolerant ? fixture::parse_dtype(record["tol"]) : t.dtype();
   const std::vector<double> got = t.to_vector<double>();
   for (size_t i = 0; i < got.size(); ++i) {
     double want = fixture::number(data[i]);
     if (t.dtype() != kFloat64) want = static_cast<float>(want);  // float32's shortest decimal, read back
     if (std::isnan(want) && std::isnan(got[i])) continue;
     if (got[i] == want && (tolerant || std::signbit(got[i]) == std::signbit(want))) continue;
-    if (tolerant && std::fabs(got[i] - want) <=
-                        absolute_tolerance(t.dtype()) + relative_tolerance(t.dtype()) * std::fabs(want))
+    if (tolerant && std::fabs(got[i] - want) <= absolute_tolerance(tolerance_dtype) +
+                                                     relative_tolerance(tolerance_dtype) * std::fabs(want))
       continue;
     return (why << to_string(t.dtype()) << " element " << i << ": " << got[i] << " != " << want, why.str());
   }

@@ -69,3 +69,39 @@ TEST_CASE("a leaf's first .grad is at PyTorch's version: 1 when copied in, 0 whe
   CHECK(grad_version([](const Tensor& x) { return x.slice(1, 1, 3).sum(); }) == c["slice"].get<int>());  // was 1
   CHECK(grad_version([](const Tensor& x) { return (x * 2).sum(); }) == c["mul"].get<int>());
 }
+
+TEST_CASE("mm of a bool matrix is refused by its kernel before the dtypes are compared", "[fidelity][replay]") {
+  // was "expected scalar type Bool but found Long"
+  CHECK_THROWS_WITH(mm(bools().view({1, 2}), ints().view({2, 1})), message("mm_bool_and_int"));
+}
+
+TEST_CASE("argmax of bools checks the dim first and refuses only when it compares", "[fidelity][replay]") {
+  CHECK_THROWS_WITH(argmax(zeros({2, 0}, kBool), 1), message("argmax_bool_empty_dim"));  // was the bool text
+  CHECK_THROWS_WITH(argmax(zeros({2, 1}, kBool), 2), message("argmax_bool_dim_out_of_range"));
+  CHECK_THROWS_WITH(argmax(zeros({1, 2}, kBool), 1), message("argmax_bool_dim_of_two"));
+  const fixture::json& c = case_named("replay_argmax_bool_uncompared");
+  CHECK(fixture::compare_exact(argmax(ones({3, 1}, kBool), 1), c["size_one"]) == "");  // was refused
+  CHECK(fixture::compare_exact(argmax(ones({0, 2}, kBool), 1), c["empty"]) == "");
+}
+
+TEST_CASE("a bfloat16 tensor in the version error is named CPUBFloat16Type, as PyTorch has no legacy name for it",
+          "[fidelity][replay]") {
+  Tensor a = ones({2, 1}, Options(kBFloat16).requires_grad()) * 1;
+  Tensor y = a * a;
+  a.mul_(2);
+  CHECK_THROWS_WITH(y.sum().backward(), message("bfloat16_version_error"));  // was torch.BFloat16Tensor
+}
+
+TEST_CASE("the gradient of a NaN maximum is shared among the NaNs", "[fidelity][replay]") {
+  const fixture::json& c = case_named("replay_max_nan_grad");
+  Tensor x = fixture::make(c["input"]).requires_grad_();
+  x.max().backward();
+  CHECK(fixture::compare_exact(x.grad(), c["grad"]) == "");  // was NaN everywhere (0 / 0)
+}
+
+TEST_CASE("a float32 operand of a bfloat16 result is rounded to bfloat16 first", "[fidelity][replay]") {
+  const fixture::json& c = case_named("replay_bfloat16_minus_float32_0d");
+  const Tensor x = fixture::make(c["input"]), other = fixture::make(c["other"]);
+  CHECK(fixture::compare_exact(x - other, c["output"]) == "");  // was -1.8984375: 1.84 unrounded
+  CHECK(fixture::compare_exact(x.clone().sub_(other), c["in_place"]) == "");
+}

@@ -215,7 +215,10 @@ struct MaxBackward1 {
   SavedTensor self, result;
   auto saved() { return std::tie(self, result); }
   Grads apply(const Tensor& g, Needs) const {
-    const Tensor mask = eq(self.unpack(), result.unpack()).to(g.dtype());
+    const Tensor input = self.unpack(), value = result.unpack();
+    // A NaN maximum is shared among the NaNs (PyTorch's evenly_distribute_backward), as NaN == NaN is false.
+    const bool nan_value = ne(value, value).item<bool>();
+    const Tensor mask = (nan_value ? ne(input, input) : eq(input, value)).to(g.dtype());
     return {g * mask / mask.sum()};
   }
 };
