@@ -188,9 +188,9 @@ struct Argmax : FunctionalOp {  // no derivative: the result is indices
     EMBER_CHECK(dim || a.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
     if (dim) {
       Tensor index = extreme_dim(a, *dim, keepdim, ReduceOp::Max, "argmax").indices;  // the dim checks first
-      // ATen's kernel (which refuses bool) runs only when there is something to compare: not over a
-      // dim of size 1 (the answer is 0) and not for an empty result.
-      const bool compared = index.numel() > 0 && a.dim() > 0 && a.size(*dim) > 1;
+      // ATen's kernel (which refuses bool) runs unless there is nothing to compare: over a dim of
+      // size 1 (the answer is 0; a 0-d tensor still runs it) or for an empty result.
+      const bool compared = index.numel() > 0 && (a.dim() == 0 || a.size(*dim) > 1);
       EMBER_CHECK(a.dtype() != kBool || !compared, "\"argmax_cpu\" not implemented for 'Bool'");
       return index;
     }

@@ -81,8 +81,8 @@ std::string compare_values(const Tensor& t, const json& record) {
     if (t.dtype() != kFloat64) want = static_cast<float>(want);  // float32's shortest decimal, read back
     if (std::isnan(want) && std::isnan(got[i])) continue;
     if (got[i] == want && (tolerant || std::signbit(got[i]) == std::signbit(want))) continue;
-    if (tolerant && std::fabs(got[i] - want) <= absolute_tolerance(tolerance_dtype) +
-                                                     relative_tolerance(tolerance_dtype) * std::fabs(want))
+    if (tolerant && std::fabs(got[i] - want) <=
+                        absolute_tolerance(tolerance_dtype) + relative_tolerance(tolerance_dtype) * std::fabs(want))
       continue;
     return (why << to_string(t.dtype()) << " element " << i << ": " << got[i] << " != " << want, why.str());
   }
@@ -108,7 +108,8 @@ std::pair<std::string, std::string> compare_record(const Tensor& t, const json& 
   if (!values.empty()) return {"values", values};
   if (t.requires_grad() != (record.value("rg", 0) == 1))
     return {"requires_grad", t.requires_grad() ? "true, PyTorch false" : "false, PyTorch true"};
-  const std::string fn = record.contains("fn_e") ? "error: " + record["fn_e"].get<std::string>() : record.value("fn", "");
+  const std::string fn =
+      record.contains("fn_e") ? "error: " + record["fn_e"].get<std::string>() : record.value("fn", "");
   if (grad_fn_name(t) != fn) return {"grad_fn", grad_fn_name(t) + " != " + fn};
   if (t._version() != record.value("ver", 0u))
     return {"version", std::to_string(t._version()) + " != " + std::to_string(record.value("ver", 0u))};
@@ -189,7 +190,8 @@ std::optional<Divergence> run_program(const json& program) {
     }
     if (stmt.contains("e")) {
       if (error.empty()) return diverged("did not raise", stmt["e"].get<std::string>());
-      if (error != stmt["e"].get<std::string>()) return diverged("error text", error + "\n  PyTorch: " + stmt["e"].get<std::string>());
+      if (error != stmt["e"].get<std::string>())
+        return diverged("error text", error + "\n  PyTorch: " + stmt["e"].get<std::string>());
     } else if (!error.empty()) {
       return diverged("raised", error);
     }

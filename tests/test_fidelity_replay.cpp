@@ -26,7 +26,7 @@ TEST_CASE("subtracting two bools names both, and a number True counts as a bool"
 }
 
 TEST_CASE("in-place subtraction refuses bools before it looks at the result dtype", "[fidelity][replay]") {
-  CHECK_THROWS_WITH(bools().sub_(bools()), message("sub_in_place_two_bools"));  // was accepted
+  CHECK_THROWS_WITH(bools().sub_(bools()), message("sub_in_place_two_bools"));      // was accepted
   CHECK_THROWS_WITH(bools().sub_(ints()), message("sub_in_place_bool_minus_int"));  // was the cast text
   CHECK_THROWS_WITH(ints().sub_(bools()), message("sub_in_place_int_minus_bool"));  // was accepted
   CHECK_THROWS_WITH(bools().sub_(1.5), message("sub_in_place_bool_minus_number"));  // was the cast text
@@ -64,8 +64,8 @@ TEST_CASE("a leaf's first .grad is at PyTorch's version: 1 when copied in, 0 whe
     make(x).backward();
     return static_cast<int>(x.grad()._version());
   };
-  CHECK(grad_version([](const Tensor& x) { return x.sum(); }) == c["sum"].get<int>());  // was 0
-  CHECK(grad_version([](const Tensor& x) { return x.select(0, 1).sum(); }) == c["select"].get<int>());  // was 1
+  CHECK(grad_version([](const Tensor& x) { return x.sum(); }) == c["sum"].get<int>());                   // was 0
+  CHECK(grad_version([](const Tensor& x) { return x.select(0, 1).sum(); }) == c["select"].get<int>());   // was 1
   CHECK(grad_version([](const Tensor& x) { return x.slice(1, 1, 3).sum(); }) == c["slice"].get<int>());  // was 1
   CHECK(grad_version([](const Tensor& x) { return (x * 2).sum(); }) == c["mul"].get<int>());
 }
@@ -79,6 +79,7 @@ TEST_CASE("argmax of bools checks the dim first and refuses only when it compare
   CHECK_THROWS_WITH(argmax(zeros({2, 0}, kBool), 1), message("argmax_bool_empty_dim"));  // was the bool text
   CHECK_THROWS_WITH(argmax(zeros({2, 1}, kBool), 2), message("argmax_bool_dim_out_of_range"));
   CHECK_THROWS_WITH(argmax(zeros({1, 2}, kBool), 1), message("argmax_bool_dim_of_two"));
+  CHECK_THROWS_WITH(argmax(zeros({}, kBool), -1), message("argmax_bool_0d_dim"));
   const fixture::json& c = case_named("replay_argmax_bool_uncompared");
   CHECK(fixture::compare_exact(argmax(ones({3, 1}, kBool), 1), c["size_one"]) == "");  // was refused
   CHECK(fixture::compare_exact(argmax(ones({0, 2}, kBool), 1), c["empty"]) == "");

@@ -55,7 +55,7 @@ const KnownDifference* known(const replay::Divergence& divergence) {
 
 struct Tally {
   size_t programs = 0, matched = 0, known = 0, crashes = 0;
-  std::vector<size_t> leaking;  // programs after which memory_allocated did not come back
+  std::vector<size_t> leaking;               // programs after which memory_allocated did not come back
   std::map<std::string, size_t> unexpected;  // by bucket
   std::map<std::string, size_t> known_by_bucket;
 };

@@ -173,7 +173,6 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
       grad = internal::new_empty_strided(new_grad.sizes(), strides, new_grad.dtype(), new_grad.device());
       kernels::on(grad.device()).copy(grad, new_grad);
       grad.impl()->version_counter->bump();  // PyTorch's clone_obey_contract writes with copy_, which counts
-
     }
   } else {
     grad.add_(new_grad);
