@@ -11,6 +11,7 @@
 #include <map>
 
 #include "replay_interpreter.h"
+#include "skip.h"
 
 namespace {
 
@@ -126,7 +127,10 @@ TEST_CASE("every known difference of the replay says why ember differs", "[repla
 // suite (run it by its tag).
 TEST_CASE("a generated replay file, its divergences counted by cause", "[.][replay-long]") {
   const char* path = std::getenv("EMBER_REPLAY_FILE");
-  if (!path) FAIL("set EMBER_REPLAY_FILE to a file written by tools/fixtures/replay.py");
+  if (!path) {  // CTest lists hidden cases too: without a file, say that it was skipped
+    WARN(skip::kSkipped << " EMBER_REPLAY_FILE names no file written by tools/fixtures/replay.py");
+    return;
+  }
   std::ifstream in(path);
   REQUIRE(in);
   const fixture::json file = fixture::json::parse(in);
