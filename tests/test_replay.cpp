@@ -42,10 +42,6 @@ const std::vector<KnownDifference> known_differences = {
      "tensor that does not require grad."},
     {"did not raise: matmul", "isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED",
      "the same PyTorch 1.13 bug, reached through matmul's mm, mv or dot."},
-    {"values: log_softmax", "torch.bfloat16",
-     "PyTorch 1.13's CPU log_softmax over the last dim of a bfloat16 tensor keeps the max and the log of "
-     "the sum of exponentials in bfloat16 (_vec_log_softmax_lastdim with scalar_t = BFloat16), rounding "
-     "them; ember keeps them in float32 and rounds once, so results differ by more than bfloat16's ulp."},
 };
 
 const KnownDifference* known(const replay::Divergence& divergence) {
