@@ -71,6 +71,8 @@ DType promote_types(DType a, DType b) {
 
 namespace ember {
 std::string legacy_type_name(DType dtype, bool is_cuda) {
+  // bfloat16 has no legacy Python type (no torch.BFloat16Tensor): PyTorch prints the backend's type.
+  if (dtype == kBFloat16) return is_cuda ? "CUDABFloat16Type" : "CPUBFloat16Type";
   return std::string(is_cuda ? "torch.cuda." : "torch.") + scalar_type_name(dtype) + "Tensor";
 }
 }  // namespace ember

@@ -32,6 +32,6 @@ DType promote_types(DType a, DType b);
 
 namespace ember {
 // The legacy tensor-type name autograd and expand messages print: "torch.FloatTensor",
-// "torch.cuda.FloatTensor", "torch.LongTensor", ...
+// "torch.cuda.FloatTensor", "torch.LongTensor", ... and "CPUBFloat16Type" for bfloat16.
 std::string legacy_type_name(DType dtype, bool is_cuda);
 }  // namespace ember

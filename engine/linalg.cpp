@@ -63,6 +63,8 @@ struct Mm : FunctionalOp {
       kernels::on(out.device()).fill(out, 0);
       return out;
     }
+    // ATen's kernel dispatches on the result's dtype before it reads mat2 as that type.
+    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"addmm_impl_cpu_\" not implemented for 'Bool'");
     check_same_dtype(a, b);
     run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
     return out;
@@ -126,6 +128,7 @@ struct Dot : FunctionalOp {
                 " elements respectively");
     EMBER_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
                 scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
+    EMBER_CHECK(a.dtype() != kBool, "\"dot\" not implemented for 'Bool'");
     return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   }
   static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }

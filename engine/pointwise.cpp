@@ -23,8 +23,14 @@ DType binary_result_dtype(BinaryOp op, DType promoted) {
   return promoted;
 }
 
+// ATen's sub_check, made before anything else about the operands (a number counts as a tensor of
+// its kind: `mask - True` is two bools).
 void check_bool_subtraction(BinaryOp op, DType a, DType b) {
-  EMBER_CHECK(!(op == BinaryOp::Sub && (a == kBool || b == kBool)),
+  if (op != BinaryOp::Sub) return;
+  EMBER_CHECK(a != kBool || b != kBool,
+              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
+              "operator instead.");
+  EMBER_CHECK(a != kBool && b != kBool,
               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
               "mask, use the `~` or `logical_not()` operator instead.");
 }
@@ -53,8 +59,13 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
     kernels.binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
     return out;
   }
-  kernels.binary(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
-                 internal::broadcast_to(internal::converted(b, compute), shape), alpha);
+  // TensorIterator casts every operand to the result's dtype first, so a float32 operand of a
+  // bfloat16 result is rounded to bfloat16 before the op computes in float32.
+  auto operand = [&](const Tensor& t) {
+    const Tensor in_result = compute != result ? internal::converted(t, result) : t;
+    return internal::broadcast_to(internal::converted(in_result, compute), shape);
+  };
+  kernels.binary(op, out, operand(a), operand(b), alpha);
   return internal::converted(out, result);
 }
 
@@ -90,6 +101,7 @@ void check_writable(const Tensor& self, const Tensor& source) {
 // self = self (op) other, computed in self's dtype.
 void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar alpha) {
   internal::check_same_device(self, other);
+  check_bool_subtraction(op, self.dtype(), other.dtype());
   check_writable(self, other);
   // TensorIterator's order: overlap, then shape, then dtype.
   const Dims shape = broadcast_shapes(self.sizes(), other.sizes());
@@ -105,6 +117,7 @@ void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar
 }
 
 void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
+  check_bool_subtraction(op, self.dtype(), other.kind());
   check_writable(self, Tensor());
   internal::check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
   Tensor number = internal::scalar(other, self.dtype());  // a wrapped number, as in scalar_op

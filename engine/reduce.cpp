@@ -151,7 +151,7 @@ struct MeanDims : FunctionalOp {
   static constexpr const char* name = "aten::mean";
   static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim) { return mean_over(a, dims, keepdim); }
   static MeanBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
-    return {a.sizes(), dims, keepdim};
+    return {a.sizes(), dims, keepdim, a};
   }
 };
 struct MaxAll : FunctionalOp {
@@ -186,8 +186,15 @@ struct Argmax : FunctionalOp {  // no derivative: the result is indices
   static constexpr const char* name = "aten::argmax";
   static Tensor compute(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
     EMBER_CHECK(dim || a.numel() > 0, "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+    if (dim) {
+      Tensor index = extreme_dim(a, *dim, keepdim, ReduceOp::Max, "argmax").indices;  // the dim checks first
+      // ATen's kernel (which refuses bool) runs unless there is nothing to compare: over a dim of
+      // size 1 (the answer is 0; a 0-d tensor still runs it) or for an empty result.
+      const bool compared = index.numel() > 0 && (a.dim() == 0 || a.size(*dim) > 1);
+      EMBER_CHECK(a.dtype() != kBool || !compared, "\"argmax_cpu\" not implemented for 'Bool'");
+      return index;
+    }
     EMBER_CHECK(a.dtype() != kBool, "\"argmax_cpu\" not implemented for 'Bool'");
-    if (dim) return extreme_dim(a, *dim, keepdim, ReduceOp::Max, "argmax").indices;
     Tensor index = extreme_dim(a.reshape({a.numel()}), 0, false, ReduceOp::Max).indices;
     return keepdim ? index.reshape(Dims::filled(a.dim(), 1)) : index;
   }

@@ -100,7 +100,10 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
   Eigen::Map<const Array> x(in_data, n);
   Eigen::Map<Array> y(out_data, n);
   switch (op) {
-    case UnaryOp::Neg: y = -x; break;
+    // A plain loop: Eigen's AVX negation of doubles computes 0 - x, which makes -0.0 of 0.0.
+    case UnaryOp::Neg:
+      for (int64_t i = 0; i < n; ++i) out_data[i] = -in_data[i];
+      break;
     case UnaryOp::Exp: y = x.exp(); break;
     case UnaryOp::Log: y = x.log(); break;
     case UnaryOp::Sqrt: sqrt_exact(out_data, in_data, n); break;

@@ -29,8 +29,6 @@ DType parse_dtype(const std::string& name) {
   throw std::runtime_error("unknown dtype " + name);
 }
 
-namespace {
-
 double number(const json& v) {
   if (v.is_string()) {
     const std::string s = v.get<std::string>();
@@ -43,13 +41,17 @@ double number(const json& v) {
   return v.get<double>();
 }
 
+namespace {
+
 Dims dims(const json& list) {
   std::vector<int64_t> values;
   for (const json& v : list) values.push_back(v.get<int64_t>());
   return Dims(values);
 }
 
-Tensor apply_view(const Tensor& t, const json& step) {
+}  // namespace
+
+Tensor apply_view_step(const Tensor& t, const json& step) {
   const std::string kind = step[0].get<std::string>();
   if (kind == "t") return t.t();
   if (kind == "transpose") return t.transpose(step[1], step[2]);
@@ -66,8 +68,6 @@ Tensor apply_view(const Tensor& t, const json& step) {
   if (kind == "contiguous") return t.contiguous();
   throw std::runtime_error("unknown view step " + kind);
 }
-
-}  // namespace
 
 Tensor make_base(const json& spec) {
   const DType dtype = parse_dtype(spec["dtype"]);
@@ -88,7 +88,7 @@ Tensor make(const json& spec, bool requires_grad, Tensor* base_out, Device devic
   if (base_out) *base_out = base;
   Tensor t = base;
   if (spec.contains("views"))
-    for (const json& step : spec["views"]) t = apply_view(t, step);
+    for (const json& step : spec["views"]) t = apply_view_step(t, step);
   return t;
 }
 

@@ -22,6 +22,10 @@ ember::Tensor make(const json& spec, bool requires_grad = false, ember::Tensor* 
 // Just the base tensor of a spec, ignoring its views.
 ember::Tensor make_base(const json& spec);
 ember::DType parse_dtype(const std::string& name);
+// A spec's number: a JSON number or bool, or "nan"/"inf"/"-inf".
+double number(const json& value);
+// One step of a spec's views recipe (["transpose", 0, 1], ["slice", dim, start, end, step], ...).
+ember::Tensor apply_view_step(const ember::Tensor& t, const json& step);
 
 // Compares `actual` with an expected spec: same shape and dtype, values within tolerance
 // (float32: rtol 1e-5, atol 1e-6; float64: rtol and atol 1e-12; bfloat16: rtol 8e-3; float16:

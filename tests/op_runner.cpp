@@ -4,19 +4,19 @@
 using namespace ember;
 using fixture::json;
 
-namespace {
-
-Scalar scalar_arg(const json& v) {
+Scalar fixture::scalar_arg(const json& v) {
   if (v.is_number_integer()) return Scalar(v.get<int64_t>());
   if (v.is_boolean()) return Scalar(v.get<bool>());
   return Scalar(v.get<double>());
 }
 
-Dims dims_arg(const json& v) {
+Dims fixture::dims_arg(const json& v) {
   std::vector<int64_t> values;
   for (const json& x : v) values.push_back(x.get<int64_t>());
   return Dims(values);
 }
+
+namespace {
 
 Reduction reduction_arg(const json& args) {
   const std::string r = args.value("reduction", "mean");

@@ -31,6 +31,9 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/fidelity.json  the behaviours a differential fuzz found ember getting wrong
                                 (issue 13's table): layouts, no_grad views, freed graphs, sqrt
                                 bits, texts (keys documented in tools/fixtures/fidelity.py)
+  tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
+                                the differential replay (tools/fixtures/replay.py; run alone it
+                                writes more programs for a long run)
 
 After writing, the script re-reads ops.json/printing.json, rebuilds every input from the JSON
 alone and re-runs it (tools/fixtures/check.py), requiring bit-identical results.
@@ -65,7 +68,8 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, printing, profiler, random  # noqa: E402
+from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, printing, profiler, random,  # noqa: E402
+                      replay)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -89,6 +93,7 @@ def main():
         ("autocast.json", autocast, autocast.build()),
         ("nn_modules.json", nn_modules, nn_modules.build()),
         ("fidelity.json", fidelity, fidelity.build()),
+        ("replay.json", replay, replay.build()),
     ]
     print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))
     for fname, module, obj in outputs:

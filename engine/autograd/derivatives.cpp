@@ -13,6 +13,13 @@
 
 namespace ember::autograd {
 
+Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region) {
+  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
+  const Tensor target = region(grad_input);
+  kernels::on(g.device()).copy(target, g);
+  return grad_input;
+}
+
 Tensor scaled(const Tensor& g, Scalar factor) {
   if (factor.to_double() == 1) return g;
   return g * factor;
@@ -165,6 +172,7 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
     } else {
       grad = internal::new_empty_strided(new_grad.sizes(), strides, new_grad.dtype(), new_grad.device());
       kernels::on(grad.device()).copy(grad, new_grad);
+      grad.impl()->version_counter->bump();  // PyTorch's clone_obey_contract writes with copy_, which counts
     }
   } else {
     grad.add_(new_grad);

@@ -12,6 +12,7 @@
 // release_variables). Adding a node = adding a struct here and to `BackwardFunction` below; a
 // node without `apply` does not compile.
 #pragma once
+#include <functional>
 #include <memory>
 #include <tuple>
 #include <variant>
@@ -41,6 +42,9 @@ struct Geometry {
 // Helpers the rules share (derivatives.cpp).
 Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
 Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim);
+// g placed in `region` (a view of a zero tensor) of `sizes`: ATen's select_backward and
+// slice_backward, which write below autograd, so the result is at version 0 as in PyTorch.
+Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region);
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
 Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
                           const Tensor& weight, const Dims& normalized_shape);
@@ -196,9 +200,12 @@ struct MeanBackward1 {
   static constexpr const char* name = "MeanBackward1";
   Dims self_sizes, dims;
   bool keepdim = false;
-  auto saved() { return std::tie(); }
+  // Saved for its element count, as PyTorch 1.13 does (self.sym_numel()): so a second backward
+  // without retain_graph and an in-place change of the input are refused as there.
+  SavedTensor self;
+  auto saved() { return std::tie(self); }
   Grads apply(const Tensor& g, Needs) const {
-    const int64_t count = product(self_sizes) / std::max<int64_t>(g.numel(), 1);
+    const int64_t count = self.unpack().numel() / std::max<int64_t>(g.numel(), 1);
     return {unsqueeze_reduced(g, dims, self_sizes.size(), keepdim).expand(self_sizes) / static_cast<double>(count)};
   }
 };
@@ -208,7 +215,10 @@ struct MaxBackward1 {
   SavedTensor self, result;
   auto saved() { return std::tie(self, result); }
   Grads apply(const Tensor& g, Needs) const {
-    const Tensor mask = eq(self.unpack(), result.unpack()).to(g.dtype());
+    const Tensor input = self.unpack(), value = result.unpack();
+    // A NaN maximum is shared among the NaNs (PyTorch's evenly_distribute_backward), as NaN == NaN is false.
+    const bool nan_value = ne(value, value).item<bool>();
+    const Tensor mask = (nan_value ? ne(input, input) : eq(input, value)).to(g.dtype());
     return {g * mask / mask.sum()};
   }
 };
@@ -415,9 +425,7 @@ struct SelectBackward0 {  // g placed at `index` of a zero tensor
   int64_t dim = 0, index = 0;
   auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
-    Tensor grad_input = zeros(self_sizes, g.dtype());
-    grad_input.select(dim, index).copy_(g);
-    return {grad_input};
+    return {embedded(g, self_sizes, [&](const Tensor& t) { return t.select(dim, index); })};
   }
 };
 struct SliceBackward0 {  // g placed in the slice of a zero tensor
@@ -426,9 +434,7 @@ struct SliceBackward0 {  // g placed in the slice of a zero tensor
   int64_t dim = 0, start = 0, end = 0, step = 1;
   auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
-    Tensor grad_input = zeros(self_sizes, g.dtype());
-    grad_input.slice(dim, start, end, step).copy_(g);
-    return {grad_input};
+    return {embedded(g, self_sizes, [&](const Tensor& t) { return t.slice(dim, start, end, step); })};
   }
 };
 struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-place on views]

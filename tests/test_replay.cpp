@@ -1,0 +1,142 @@
+// The differential replay (issue 13): random op programs — views, in-place ops on views, no_grad,
+// mixed dtypes, empty and 0-d tensors, NaN/Inf, backward with and without retain_graph — that
+// PyTorch 1.13 ran (tools/fixtures/replay.py), run again through ember with every result, flag,
+// version, error text and gradient compared. It finds the combinations no hand-written test has,
+// and keeps what it found fixed.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "replay_interpreter.h"
+#include "skip.h"
+
+namespace {
+
+// Where ember differs from PyTorch 1.13 on purpose, each with why. A divergence is known when its
+// bucket ("<aspect>: <op>") is the entry's and its detail contains the entry's text.
+struct KnownDifference {
+  std::string bucket;
+  std::string detail;
+  std::string why;
+};
+
+const std::vector<KnownDifference> known_differences = {
+    {"version: matmul", "0 != 1",
+     "matmul(1-D, 2-D): PyTorch 1.13 squeezes the product in place (mm(...).squeeze_(0)), which bumps the "
+     "result's version; ember squeezes out of place (ember has no in-place squeeze_). Values, gradients and "
+     "everything else match."},
+    {"grad_fn: matmul", "SqueezeBackward1 != SqueezeBackward3",
+     "the same matmul(1-D, 2-D): PyTorch's in-place squeeze_ records SqueezeBackward3, ember's squeeze "
+     "SqueezeBackward1 (the same formula)."},
+    {"grad: backward", ": version ",
+     "the version counter of a leaf's .grad: PyTorch 1.13's AccumulateGrad keeps the incoming gradient "
+     "(and its version) when nothing else holds a reference to it, counted with Python's references, and "
+     "some formulas write their result in place (max(dim)'s scatter); ember matches the common cases (a "
+     "copy into the leaf's layout is one write, select/slice give version 0), not the reference counts."},
+    {"did not raise: mm", "isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED",
+     "a PyTorch 1.13 bug: mm of an integer or bool matrix with an empty float matrix that requires grad "
+     "trips an internal assert (\"please report a bug to PyTorch\"); ember returns the product, an integer "
+     "tensor that does not require grad."},
+    {"did not raise: matmul", "isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED",
+     "the same PyTorch 1.13 bug, reached through matmul's mm, mv or dot."},
+};
+
+const KnownDifference* known(const replay::Divergence& divergence) {
+  for (const KnownDifference& k : known_differences)
+    if (replay::bucket(divergence) == k.bucket && divergence.detail.find(k.detail) != std::string::npos) return &k;
+  return nullptr;
+}
+
+struct Tally {
+  size_t programs = 0, matched = 0, known = 0, crashes = 0;
+  std::vector<size_t> leaking;               // programs after which memory_allocated did not come back
+  std::map<std::string, size_t> unexpected;  // by bucket
+  std::map<std::string, size_t> known_by_bucket;
+};
+
+// Runs every program of `file`; unexpected divergences are reported through `report`.
+template <typename Report>
+Tally replay_all(const fixture::json& file, Report report) {
+  Tally tally;
+  const fixture::json& programs = file["programs"];
+  for (size_t p = 0; p < programs.size(); ++p) {
+    ++tally.programs;
+    const int64_t bytes_before = ember::memory_allocated();
+    const std::optional<replay::Divergence> divergence = replay::run_program(programs[p]);
+    if (ember::memory_allocated() != bytes_before) tally.leaking.push_back(p);
+    if (!divergence) {
+      ++tally.matched;
+      continue;
+    }
+    if (divergence->aspect == "crash") ++tally.crashes;
+    if (known(*divergence)) {
+      ++tally.known;
+      ++tally.known_by_bucket[replay::bucket(*divergence)];
+      continue;
+    }
+    ++tally.unexpected[replay::bucket(*divergence)];
+    report(p, *divergence);
+  }
+  return tally;
+}
+
+void print_tally(const Tally& tally) {
+  std::cout << "replayed " << tally.programs << " programs: " << tally.matched << " match PyTorch, " << tally.known
+            << " stop at a known difference, " << tally.crashes << " crashes, " << tally.leaking.size()
+            << " leave memory allocated\n";
+  for (size_t p : tally.leaking) std::cout << "  leak        program " << p << "\n";
+  for (const auto& [bucket, n] : tally.known_by_bucket) std::cout << "  known       " << n << "  " << bucket << "\n";
+  for (const auto& [bucket, n] : tally.unexpected) std::cout << "  UNEXPECTED  " << n << "  " << bucket << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("every program of replay.json runs through ember as it ran through PyTorch 1.13", "[replay]") {
+  const fixture::json& file = fixture::load("replay.json");
+  REQUIRE(file["programs"].size() == file["count"].get<size_t>());
+  REQUIRE(file["programs"].size() >= 500);
+  size_t unexpected = 0;
+  const Tally tally = replay_all(file, [&](size_t p, const replay::Divergence& d) {
+    ++unexpected;
+    FAIL_CHECK("program " << p << ", statement " << d.statement << " (" << d.op << "): " << d.aspect << ": "
+                          << d.detail);
+  });
+  CHECK(unexpected == 0);
+  CHECK(tally.crashes == 0);
+  CHECK(tally.leaking.empty());
+  CHECK(tally.matched + tally.known == tally.programs);
+}
+
+TEST_CASE("every known difference of the replay says why ember differs", "[replay]") {
+  for (const KnownDifference& k : known_differences) {
+    CHECK(!k.bucket.empty());
+    CHECK(k.why.size() > 20);
+  }
+}
+
+// The long run: EMBER_REPLAY_FILE names a file the script wrote with another seed and count
+// (tools/fixtures/replay.py --seed 2 --count 5000 --out ...). Prints the divergences counted by
+// cause instead of stopping at the first; fails only on a crash or a leak. Hidden: not part of the
+// suite (run it by its tag).
+TEST_CASE("a generated replay file, its divergences counted by cause", "[.][replay-long]") {
+  const char* path = std::getenv("EMBER_REPLAY_FILE");
+  if (!path) {  // CTest lists hidden cases too: without a file, say that it was skipped
+    WARN(skip::kSkipped << " EMBER_REPLAY_FILE names no file written by tools/fixtures/replay.py");
+    return;
+  }
+  std::ifstream in(path);
+  REQUIRE(in);
+  const fixture::json file = fixture::json::parse(in);
+  const bool verbose = std::getenv("EMBER_REPLAY_VERBOSE") != nullptr;
+  const Tally tally = replay_all(file, [&](size_t p, const replay::Divergence& d) {
+    if (verbose)
+      std::cout << "program " << p << ", statement " << d.statement << " (" << d.op << "): " << d.aspect << ": "
+                << d.detail << "\n";
+  });
+  print_tally(tally);
+  CHECK(tally.crashes == 0);
+  CHECK(tally.leaking.empty());
+}
