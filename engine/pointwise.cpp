@@ -129,12 +129,14 @@ void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
 
 // What an in-place mul_/div_ saves, before it writes: other's gradient needs self's old value
 // (a copy, only when other requires grad); saving other itself when it is self would make self's
-// own grad_fn own self (x.mul_(x)), so an alias is saved (Note [Saving an output]).
+// own grad_fn own self (x.mul_(x)), so it is saved as this node's output 0, which is what self
+// becomes (Note [Saving an output]); the write then makes its version error name the node.
 template <typename Backward>
 Backward save_inplace_product(const Tensor& self, const Tensor& other) {
   Tensor self_before;
   if (other.requires_grad()) self_before = internal::alias(self).clone();
-  return {self_before, other.is_same(self) ? internal::alias(other) : other};
+  return {autograd::SavedTensor(self_before),
+          other.is_same(self) ? autograd::SavedTensor::output(other, 0) : autograd::SavedTensor(other)};
 }
 
 // Unary math into a `result` of the given dtype, computed in its compute dtype (16-bit floats in

@@ -106,3 +106,9 @@ TEST_CASE("a float32 operand of a bfloat16 result is rounded to bfloat16 first",
   CHECK(fixture::compare_exact(x - other, c["output"]) == "");  // was -1.8984375: 1.84 unrounded
   CHECK(fixture::compare_exact(x.clone().sub_(other), c["in_place"]) == "");
 }
+
+TEST_CASE("x.mul_(x) then backward: the version error names the node x became", "[fidelity][replay]") {
+  Tensor y = 3 - ones({3, 1, 2}, Options().requires_grad());
+  y.mul_(y);  // saved y (at version 0) for its own gradient, then wrote it
+  CHECK_THROWS_WITH(y.sum().backward(), message("square_in_place_version_error"));
+}
