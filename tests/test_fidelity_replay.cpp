@@ -112,3 +112,10 @@ TEST_CASE("x.mul_(x) then backward: the version error names the node x became", 
   y.mul_(y);  // saved y (at version 0) for its own gradient, then wrote it
   CHECK_THROWS_WITH(y.sum().backward(), message("square_in_place_version_error"));
 }
+
+TEST_CASE("an in-place op on a slice with gaps of its input fails on the shape, as PyTorch's overlap check "
+          "cannot tell",
+          "[fidelity][replay]") {
+  Tensor t = ones({3, 2});
+  CHECK_THROWS_WITH(t.narrow(-1, 0, 1).add_(t), message("add_into_a_slice_of_the_input"));  // was the overlap text
+}
