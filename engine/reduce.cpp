@@ -36,6 +36,16 @@ std::array<bool, Dims::kMaxDims> reduced_mask(const Tensor& a, const Dims& dims)
   return mask;
 }
 
+// The result's sizes: the kept dims, and the reduced ones as 1 with keepdim.
+Dims reduced_sizes(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool keepdim) {
+  Dims sizes;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (!mask[d]) sizes.push_back(a.size(d));
+    else if (keepdim) sizes.push_back(1);
+  }
+  return sizes;
+}
+
 Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool keepdim, DType compute) {
   Rows rows;
   Dims sizes, strides;
@@ -46,10 +56,7 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
         strides.push_back(a.stride(d));
         (pass == 1 ? rows.inner : rows.outer) *= a.size(d);
       }
-  for (int64_t d = 0; d < a.dim(); ++d) {
-    if (!mask[d]) rows.out_sizes.push_back(a.size(d));
-    else if (keepdim) rows.out_sizes.push_back(1);
-  }
+  rows.out_sizes = reduced_sizes(a, mask, keepdim);
   Tensor permuted(std::make_shared<TensorImpl>(*a.impl(), sizes, strides, a.storage_offset(), a.dtype()));
   rows.data = internal::contiguous(internal::converted(permuted, compute));
   return rows;
@@ -76,14 +83,8 @@ Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
   if (const int64_t leading = reduced_leading_dims(mask, a.dim()); leading > 0 && kernels.sum_columns.available()) {
     Tensor data = internal::contiguous(internal::converted(a, compute));
     int64_t rows = 1, columns = 1;
-    Dims out_sizes;
-    for (int64_t d = 0; d < a.dim(); ++d) {
-      if (d < leading) rows *= a.size(d);
-      else columns *= a.size(d);
-      if (d >= leading) out_sizes.push_back(a.size(d));
-      else if (keepdim) out_sizes.push_back(1);
-    }
-    Tensor out = internal::new_empty(out_sizes, compute, a.device());
+    for (int64_t d = 0; d < a.dim(); ++d) (d < leading ? rows : columns) *= a.size(d);
+    Tensor out = internal::new_empty(reduced_sizes(a, mask, keepdim), compute, a.device());
     kernels.sum_columns(data, rows, columns, out);
     return internal::converted(out, result);
   }
