@@ -4,7 +4,8 @@
 // side): worker threads a library leaves spinning after its work (OpenBLAS's spin for about a
 // tenth of a second) would otherwise slow whatever runs next. The rounds alternate ember and
 // libtorch, so a slow patch of the machine hits both alike. OPENBLAS_CORETYPE is dropped from the
-// environment of those processes. Prints markdown tables of medians and of fastest samples.
+// environment of those processes. Prints markdown tables of medians and of fastest samples, then
+// each product-bound workload against its floor: its products' FLOPs at one core's FMA peak.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "../harness.h"
+#include "fma_peak.h"
 #include "workload.h"
 
 namespace {
@@ -95,21 +97,40 @@ int main(int argc, char* argv[]) {
 
   // Medians over all rounds' medians; fastest over all rounds' fastest samples (on a shared
   // machine the figure least disturbed by other work).
+  auto figure = [&](const char* side, int threads, size_t index, bool fastest) {
+    const Figures& f = figures[std::string(side) + " " + std::to_string(threads) + " " + std::to_string(index)];
+    return fastest ? *std::min_element(f.mins.begin(), f.mins.end()) : bench::percentile(f.medians, 0.5);
+  };
   for (bool fastest : {false, true}) {
     std::printf("\n%s\n| workload | ember 1T | libtorch 1T | ember/libtorch | ember 2T | libtorch 2T | ember/libtorch "
                 "| ember 2T/1T |\n|---|---|---|---|---|---|---|---|\n",
                 fastest ? "fastest samples" : "medians");
     for (size_t i = 0; i < ember.size(); ++i) {
       if (ember[i].name.find(only) == std::string::npos) continue;
-      auto figure = [&](const char* side, int threads) {
-        const Figures& f = figures[std::string(side) + " " + std::to_string(threads) + " " + std::to_string(i)];
-        return fastest ? *std::min_element(f.mins.begin(), f.mins.end()) : bench::percentile(f.medians, 0.5);
-      };
-      const double e1 = figure("ember", 1), t1 = figure("torch", 1), e2 = figure("ember", 2), t2 = figure("torch", 2);
+      const double e1 = figure("ember", 1, i, fastest), t1 = figure("torch", 1, i, fastest),
+                   e2 = figure("ember", 2, i, fastest), t2 = figure("torch", 2, i, fastest);
       const double flops = ember[i].flops;
       std::printf("| %s | %s | %s | %.2f | %s | %s | %.2f | %.2f |\n", ember[i].name.c_str(), shown(e1, flops).c_str(),
                   shown(t1, flops).c_str(), e1 / t1, shown(e2, flops).c_str(), shown(t2, flops).c_str(), e2 / t2,
                   e2 / e1);
     }
+  }
+
+  // The floor, at one thread, from the fastest samples.
+  const double peak = vs_libtorch::fma_peak_one_thread();
+  if (peak == 0) return 0;
+  std::printf(
+      "\nfloor: one core's float32 FMA peak, measured now, is %.1f GFLOP/s; at it, a workload's matrix products\n"
+      "alone take the time below. Fastest samples at 1 thread, each as a share of the peak:\n"
+      "| workload | products at peak | libtorch 1T | share | ember 1T | share | 0.8x libtorch needs |\n"
+      "|---|---|---|---|---|---|---|\n",
+      peak / 1e9);
+  for (size_t i = 0; i < ember.size(); ++i) {
+    const double flops = ember[i].product_flops;
+    if (flops == 0 || ember[i].name.find(only) == std::string::npos) continue;
+    const double t1 = figure("torch", 1, i, true), e1 = figure("ember", 1, i, true), floor = flops / peak;
+    std::printf("| %s | %s | %s | %.0f%% | %s | %.0f%% | %.0f%% |\n", ember[i].name.c_str(), shown(floor, 0).c_str(),
+                shown(t1, 0).c_str(), 100 * floor / t1, shown(e1, 0).c_str(), 100 * floor / e1,
+                100 * floor / (0.8 * t1));
   }
 }

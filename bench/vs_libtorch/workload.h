@@ -11,6 +11,7 @@ struct Workload {
   double flops = 0;                         // per call, where a rate is worth printing
   std::function<void()> call;               // what is timed
   std::function<std::vector<float>()> out;  // a result both sides must agree on (empty if none)
+  double product_flops = 0;                 // per call, of its matrix products: its floor (fma_peak.h)
 };
 
 }  // namespace vs_libtorch

@@ -11,6 +11,10 @@
 
 namespace {
 
+// The FLOPs of one [256, 512] @ [512, 512] product: the chapter's forward takes two, its backward
+// three more (the input gradient of the second Linear and both weight gradients; xb needs none).
+constexpr double kChapterProductFlops = 2.0 * 256 * 512 * 512;
+
 std::vector<vs_libtorch::Workload> workloads() {
   using backend::Network, backend::Sgd, backend::Sizes, backend::Tensor;
   std::vector<vs_libtorch::Workload> list;
@@ -20,7 +24,7 @@ std::vector<vs_libtorch::Workload> workloads() {
     auto big = std::make_shared<Network>(Sizes{512, 512, 512});
     Tensor xb = backend::randn({256, 512});
     list.push_back({"chapter big(xb).sum().backward(), fp32", 0, [big, xb] { (*big)(xb).sum().backward(); },
-                    [big, xb] { return backend::values((*big)(xb)); }});
+                    [big, xb] { return backend::values((*big)(xb)); }, 5 * kChapterProductFlops});
   }
   {  // A small MLP's training step.
     backend::manual_seed(0);
@@ -51,7 +55,8 @@ std::vector<vs_libtorch::Workload> workloads() {
                       backend::InferenceMode inference;
                       bench::keep((*big)(xb));
                     },
-                    {}});
+                    {},
+                    2 * kChapterProductFlops});
   }
   {  // One tiny op: the per-op overhead, without and with autograd recording.
     Tensor a = backend::randn({1}), b = backend::randn({1});
@@ -61,7 +66,8 @@ std::vector<vs_libtorch::Workload> workloads() {
   }
   {
     Tensor a = backend::randn({1024, 1024}), b = backend::randn({1024, 1024});
-    list.push_back({"fp32 mm 1024^3", 2.0 * 1024 * 1024 * 1024, [a, b] { bench::keep(backend::mm(a, b)); }, {}});
+    const double flops = 2.0 * 1024 * 1024 * 1024;
+    list.push_back({"fp32 mm 1024^3", flops, [a, b] { bench::keep(backend::mm(a, b)); }, {}, flops});
   }
   return list;
 }
