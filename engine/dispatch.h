@@ -29,8 +29,10 @@
 // dispatcher runs only the profiler and autocast layers for them.
 //
 // Note [Compute under no_grad]
-// Op::compute runs with grad mode off, so whatever it calls records nothing: one op records
-// exactly one node, its own. Primitives that build on each other call each other's compute.
+// Op::compute runs below autograd (autograd::BelowAutograd: grad mode off, views not recorded), so
+// whatever it calls records nothing: one op records exactly one node, its own, and a result it
+// reshapes from a temporary is not a view. Primitives that build on each other call each other's
+// compute.
 //
 // Note [Integers never require grad]
 // Only floating-point tensors take part in autograd. An op whose result is an integer or bool
@@ -87,19 +89,20 @@ auto run(const Args&... args) {
     return Op::compute(args...);  // the public ops inside record their own nodes
   } else if constexpr (Op::kind == OpKind::InPlace) {
     const Tensor& self = std::get<0>(std::tie(args...));
-    autograd::check_inplace(self);
+    const bool any_requires_grad = autograd::any_requires_grad(args...);
+    autograd::check_inplace(self, any_requires_grad);
     std::shared_ptr<autograd::Node> node;
-    if (autograd::any_requires_grad(args...) && self.is_floating_point())  // see Note [Integers never require grad]
+    if (any_requires_grad && self.is_floating_point())  // see Note [Integers never require grad]
       node = autograd::make_node(Op::save(args...), args...);
     {
-      NoGradGuard no_grad;
+      autograd::BelowAutograd below;
       Op::compute(args...);
     }
     autograd::finish_inplace(self, node);
   } else {
     const bool recording = autograd::any_requires_grad(args...);
     auto result = [&] {
-      NoGradGuard no_grad;
+      autograd::BelowAutograd below;
       return Op::compute(args...);
     }();
     const Tensor& output = differentiable_output(result);
@@ -137,7 +140,7 @@ template <typename Op, typename... Args>
 void call_on_new_tensor(const Args&... args) {
   static_assert(Op::kind == OpKind::InPlace);
   profiler::OpEvent<Op> profiled(args...);
-  NoGradGuard no_grad;
+  autograd::BelowAutograd below;
   Op::compute(args...);
 }
 

@@ -121,9 +121,7 @@ class Tensor {
   // ---- aliasing ----
   // PyTorch's t._is_view() and t._base: whether a view op made this tensor, and the tensor its
   // chain of views started from (undefined when not a view). Views of inference tensors are not
-  // views, as in PyTorch. One deviation: a view made under no_grad of a tensor that does not
-  // require grad is not recorded (autograd_meta is only made where a graph could need it), so it
-  // answers false where PyTorch answers true.
+  // views, as in PyTorch.
   bool _is_view() const;
   Tensor _base() const;
   // libtorch's is_alias_of: whether the two share storage (views, detach() and data() do).

@@ -206,6 +206,12 @@ TEST_CASE("under no_grad ops record nothing, and what they make can join autogra
   CHECK(w.grad().tolist_str() == "[2.0, 2.0, 2.0]");
 }
 
+const char* const kNoGradViewError =
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).";
+
 TEST_CASE("a view made under no_grad cannot be modified in place with grad mode on", "[autograd][modes]") {
   Tensor x = ones({2, 2}, Options().requires_grad());
   Tensor y = x * 1;
@@ -215,11 +221,34 @@ TEST_CASE("a view made under no_grad cannot be modified in place with grad mode 
     view = y[0];
   }
   CHECK(view.requires_grad());
-  CHECK_THROWS_WITH(view.mul_(2), "A view was created in no_grad mode and is being modified inplace with grad mode "
-                                  "enabled. Given that this use case is ambiguous and error-prone, it is forbidden. "
-                                  "You can clarify your code by moving both the view and the inplace either both "
-                                  "inside the no_grad block (if you don't want the inplace to be tracked) or both "
-                                  "outside (if you want the inplace to be tracked).");
+  CHECK_THROWS_WITH(view.mul_(2), kNoGradViewError);
+}
+
+TEST_CASE("nor can one of a tensor that needs no grad, by an in-place op that would give it a history",
+          "[autograd][modes]") {
+  Tensor plain = zeros({2, 3});
+  Tensor w = ones({3, 2}, Options().requires_grad());
+  Tensor view;
+  {
+    NoGradGuard no_grad;
+    view = plain.t();
+  }
+  CHECK_THROWS_WITH(view.sub_(w), kNoGradViewError);  // PyTorch checks this before shapes and dtypes
+  CHECK(plain.tolist_str() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]");
+  view.sub_(ones({3, 2}));  // nothing requires grad: no history to give, so it is allowed
+  CHECK(plain.tolist_str() == "[[-1.0, -1.0, -1.0], [-1.0, -1.0, -1.0]]");
+}
+
+TEST_CASE("an op's result is not a view of the temporaries it was computed from", "[autograd][modes]") {
+  Tensor v = ones({3}, Options().requires_grad());
+  Tensor dot;
+  {
+    NoGradGuard no_grad;
+    dot = matmul(v, v);  // computed as a [1, 1] product reshaped to 0-d, inside the op
+  }
+  CHECK_FALSE(dot._is_view());
+  dot.mul_(v.sum());  // so an in-place op may give it a history
+  CHECK(dot.grad_fn()->name() == "MulBackward0");
 }
 
 TEST_CASE("gradients match finite differences (gradcheck in float64)", "[autograd][gradcheck]") {

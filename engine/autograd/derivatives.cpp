@@ -153,6 +153,15 @@ bool obeys_layout_contract(const Tensor& grad, const Dims& strides) {
   }
   return true;
 }
+// Whether nothing but `t` itself refers to its bytes. A view also holds its base (autograd_meta's
+// view_base, as PyTorch's _base), which shares the storage: the view is the sole owner when that
+// base is held by nothing else.
+bool sole_owner(const Tensor& t) {
+  if (t.impl_ptr().use_count() != 1) return false;
+  const AutogradMeta* meta = t.impl()->autograd_meta.get();
+  if (meta && meta->is_view) return meta->view_base.impl_ptr().use_count() == 1 && t.impl()->storage.use_count() == 2;
+  return t.impl()->storage.use_count() == 1;
+}
 }  // namespace
 
 Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
@@ -164,8 +173,7 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
     // layout (PyTorch steals it in that case, as new_grad.detach()); a formula may hand one tensor
     // to several inputs, e.g. add's {g, g}. Otherwise copy it into the contract's layout.
     const Dims strides = contract_strides(leaf);
-    const bool sole_owner = new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage.use_count() == 1;
-    if (sole_owner && obeys_layout_contract(new_grad, strides)) {
+    if (sole_owner(new_grad) && obeys_layout_contract(new_grad, strides)) {
       grad = new_grad.detach();
     } else if (!new_grad.device().is_cpu()) {
       grad = new_grad.clone(MemoryFormat::Contiguous);  // no strided CUDA copy kernel yet

@@ -8,13 +8,19 @@
 
 namespace ember::autograd {
 
+namespace {
+thread_local bool below_autograd = false;
+}  // namespace
+
+BelowAutograd::BelowAutograd() : previous_(below_autograd) { below_autograd = true; }
+BelowAutograd::~BelowAutograd() { below_autograd = previous_; }
+
 void record_view(const Tensor& view, const Tensor& base) {
-  if (view.is_inference()) return;  // views of inference tensors are not tracked
+  // Views of inference tensors are not tracked; nor are views an op makes inside its compute.
+  if (view.is_inference() || below_autograd) return;
   AutogradMeta* base_meta = base.impl()->autograd_meta.get();
   const bool base_is_view = base_meta && base_meta->is_view;
   const Tensor& root = base_is_view ? base_meta->view_base : base;
-  // Only a view made with grad mode on, or of a tensor that requires grad, can ever matter.
-  if (!GradMode::is_enabled() && !root.requires_grad()) return;
   auto& meta_slot = view.impl()->autograd_meta;
   if (!meta_slot) meta_slot = std::make_unique<AutogradMeta>();
   AutogradMeta& meta = *meta_slot;
@@ -43,19 +49,20 @@ void check_view_rebase(CreationMeta creation_meta, bool indirect) {
                       "(if you want the inplace to be tracked)."));
 }
 
-void check_inplace(const Tensor& self) {
+void check_inplace(const Tensor& self, bool any_requires_grad) {
   EMBER_CHECK(!self.is_inference() || InferenceMode::is_enabled(),
               "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
               "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
               "details.");
-  if (!GradMode::is_enabled() || !self.requires_grad()) return;
-  const AutogradMeta& meta = *self.impl()->autograd_meta;
-  if (meta.is_view) {
-    check_view_rebase(meta.creation_meta, /*indirect=*/false);
-    EMBER_CHECK(!meta.view_base.is_leaf(),
+  if (!GradMode::is_enabled() || !any_requires_grad) return;
+  const AutogradMeta* meta = self.impl()->autograd_meta.get();
+  if (meta && meta->is_view) {
+    check_view_rebase(meta->creation_meta, /*indirect=*/false);
+    EMBER_CHECK(!self.requires_grad() || !meta->view_base.is_leaf(),
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
-  EMBER_CHECK(!self.is_leaf(), "a leaf Variable that requires grad is being used in an in-place operation.");
+  EMBER_CHECK(!self.requires_grad() || !self.is_leaf(),
+              "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {

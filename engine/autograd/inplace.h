@@ -13,9 +13,26 @@
 #pragma once
 #include <memory>
 
+#include "grad_mode.h"
 #include "node.h"
 
 namespace ember::autograd {
+
+// PyTorch's AutoDispatchBelowADInplaceOrView: an op's compute runs below autograd and below this
+// step, so what it does inside (views of its own temporaries, say matmul's reshape of a dot
+// product) records nothing: grad mode is off, and views made there are plain tensors. A user's
+// no_grad block is not this: views made there are recorded, as created in no_grad mode.
+class BelowAutograd {
+ public:
+  BelowAutograd();
+  ~BelowAutograd();
+  BelowAutograd(const BelowAutograd&) = delete;
+  BelowAutograd& operator=(const BelowAutograd&) = delete;
+
+ private:
+  NoGradGuard no_grad_;
+  bool previous_;
+};
 
 enum class CreationMeta : uint8_t;  // autograd_meta.h
 
@@ -26,8 +43,10 @@ void record_view(const Tensor& view, const Tensor& base);
 // history, neither by an in-place op on itself nor (`indirect`) on its base or a sibling view.
 void check_view_rebase(CreationMeta creation_meta, bool indirect);
 
-// Checks PyTorch's rules before an in-place op writes into `self`.
-void check_inplace(const Tensor& self);
+// Checks PyTorch's rules before an in-place op writes into `self`. As in PyTorch's check_inplace,
+// the autograd rules apply when any of the op's inputs requires grad: `v.sub_(w)` with w requiring
+// grad would give v a history, so a v made under no_grad is refused even if v itself needs none.
+void check_inplace(const Tensor& self, bool any_requires_grad);
 // After an in-place op: bump the version and, when recording, make `node` self's new grad_fn.
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node);
 
