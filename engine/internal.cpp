@@ -10,22 +10,27 @@
 
 namespace ember::internal {
 
-Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
+namespace {
+// A tensor over fresh bytes: numel elements, which any dense layout of `sizes` needs.
+Tensor new_dense(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
   int64_t nbytes = element_size(dtype);
   for (int64_t s : sizes) {
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
     EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes),
                 "Storage size calculation overflowed with sizes=", to_string(sizes));
   }
-  auto storage = std::make_shared<Storage>(nbytes, device);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
+  return Tensor(std::make_shared<TensorImpl>(std::make_shared<Storage>(nbytes, device), sizes, strides, 0, dtype,
                                              /*tracks_version=*/!InferenceMode::is_enabled()));
+}
+}  // namespace
+
+Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
+  return new_dense(sizes, contiguous_strides(sizes), dtype, device);
 }
 
 Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
   EMBER_INTERNAL_ASSERT(is_non_overlapping_and_dense({sizes, strides}), "new_empty_strided takes dense strides");
-  const Tensor dense = new_empty(sizes, dtype, device);  // the storage: numel elements, as for any dense layout
-  return Tensor(std::make_shared<TensorImpl>(*dense.impl(), sizes, strides, 0, dtype));  // dense's fresh counter
+  return new_dense(sizes, strides, dtype, device);
 }
 
 Tensor new_empty_like(const Tensor& t, DType dtype) {

@@ -3,6 +3,7 @@
 // (TensorIterator.cpp, PyTorch 1.13).
 #include "memory_layout.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -97,13 +98,15 @@ Dims preserved_strides(const Layout& t) { return is_non_overlapping_and_dense(t)
 Dims elementwise_output_strides(const Dims& shape, std::span<const Layout> inputs) {
   const int64_t ndim = shape.size();
   // The fast paths: all inputs of the output's shape and all contiguous, or all dense alike.
-  bool same_shape = true, all_contiguous = true, all_dense_alike = true;
+  bool same_shape = true, all_contiguous = true;
   for (const Layout& in : inputs) {
     same_shape = same_shape && in.sizes == shape;
     all_contiguous = all_contiguous && is_contiguous(in);
-    all_dense_alike = all_dense_alike && is_non_overlapping_and_dense(in) && in.strides == inputs[0].strides;
   }
   if (same_shape && all_contiguous) return contiguous_strides(shape);
+  const bool all_dense_alike = std::all_of(inputs.begin(), inputs.end(), [&](const Layout& in) {
+    return is_non_overlapping_and_dense(in) && in.strides == inputs[0].strides;
+  });
   if (same_shape && all_dense_alike && !inputs.empty()) return inputs.back().strides;
   // Each input's strides seen at the output's shape: 0 where it was broadcast.
   constexpr size_t kMaxInputs = 4;
