@@ -324,14 +324,13 @@ struct Where : FunctionalOp {
 struct ThresholdBackward : FunctionalOp {
   static constexpr const char* name = "aten::threshold_backward";
   static Tensor compute(const Tensor& grad_output, const Tensor& self, Scalar threshold) {
-    // ReluBackward0's case (same sizes, same floating dtype) in one pass where the device has the
-    // fused kernel; anything to broadcast or convert goes through compare and where.
-    const kernels::KernelTable& kernels = kernels::on(grad_output.device());
+    // ReluBackward0's case (same sizes, same floating dtype) in one pass, by the fused kernel;
+    // anything to broadcast or convert goes through compare and where.
     const DType dtype = grad_output.dtype();
-    if (kernels.threshold_backward.available() && self.device() == grad_output.device() && self.dtype() == dtype &&
-        (dtype == kFloat32 || dtype == kFloat64) && self.sizes() == grad_output.sizes()) {
+    if (self.device() == grad_output.device() && self.dtype() == dtype && (dtype == kFloat32 || dtype == kFloat64) &&
+        self.sizes() == grad_output.sizes()) {
       Tensor out = internal::new_elementwise_output(self.sizes(), dtype, self.device(), self, grad_output);
-      kernels.threshold_backward(out, grad_output, self, threshold);
+      kernels::on(out.device()).threshold_backward(out, grad_output, self, threshold);
       return out;
     }
     const Tensor at_or_below = Compare<CompareOp::Le>::compute(self, threshold);

@@ -80,7 +80,7 @@ Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
   const DType compute = internal::compute_dtype(result);
   const std::array<bool, Dims::kMaxDims> mask = reduced_mask(a, dims);
   const kernels::KernelTable& kernels = kernels::on(a.device());
-  if (const int64_t leading = reduced_leading_dims(mask, a.dim()); leading > 0 && kernels.sum_columns.available()) {
+  if (const int64_t leading = reduced_leading_dims(mask, a.dim()); leading > 0) {
     Tensor data = internal::contiguous(internal::converted(a, compute));
     int64_t rows = 1, columns = 1;
     for (int64_t d = 0; d < a.dim(); ++d) (d < leading ? rows : columns) *= a.size(d);
