@@ -27,8 +27,7 @@ void fill(const Tensor& dst, Scalar value) {
   visit_dtype(dst.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T v = value.is_floating_point() ? convert<T>(value.to_double()) : convert<T>(value.to_int());
-    std::array<Tensor, 1> operands{dst};
-    for_each_run<1>(operands, [&](const Run<1>& run) {
+    for_each_run<1>({dst}, [&](const Run<1>& run) {
       for (int64_t i = 0; i < run.count; ++i) *reinterpret_cast<T*>(run.data[0] + i * run.stride[0]) = v;
     });
   });

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <tuple>
 #include <utility>
 
@@ -24,10 +25,15 @@ struct Run {
   int64_t count;                  // elements in the run
 };
 
+// The tensors a loop reads and writes, referred to rather than copied (a copy of a Tensor is a
+// reference count up and down, which for a 1-element op is a good part of its cost).
+template <size_t N>
+using Operands = std::array<std::reference_wrapper<const Tensor>, N>;
+
 template <size_t N, typename Body>
-void for_each_run(const std::array<Tensor, N>& operands, Body&& body) {
-  const Dims& sizes = operands[0].sizes();
-  if (operands[0].numel() == 0) return;
+void for_each_run(const Operands<N>& operands, Body&& body) {
+  const Dims& sizes = operands[0].get().sizes();
+  if (operands[0].get().numel() == 0) return;
   // Per-operand byte strides, dropping size-1 dims and merging mergeable neighbours.
   Dims merged_sizes;
   std::array<Dims, N> strides;
@@ -35,18 +41,19 @@ void for_each_run(const std::array<Tensor, N>& operands, Body&& body) {
     if (sizes[d] == 1) continue;
     bool mergeable = !merged_sizes.empty();
     for (size_t k = 0; k < N && mergeable; ++k)
-      mergeable = strides[k].back() == operands[k].stride(d) * operands[k].element_size() * sizes[d];
+      mergeable = strides[k].back() == operands[k].get().stride(d) * operands[k].get().element_size() * sizes[d];
     if (mergeable) {
       merged_sizes[merged_sizes.size() - 1] *= sizes[d];
       for (size_t k = 0; k < N; ++k)
-        strides[k][strides[k].size() - 1] = operands[k].stride(d) * operands[k].element_size();
+        strides[k][strides[k].size() - 1] = operands[k].get().stride(d) * operands[k].get().element_size();
     } else {
       merged_sizes.push_back(sizes[d]);
-      for (size_t k = 0; k < N; ++k) strides[k].push_back(operands[k].stride(d) * operands[k].element_size());
+      for (size_t k = 0; k < N; ++k)
+        strides[k].push_back(operands[k].get().stride(d) * operands[k].get().element_size());
     }
   }
   std::array<char*, N> base;
-  for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k].raw_data());
+  for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k].get().raw_data());
   if (merged_sizes.empty()) {  // a single element
     Run<N> run{base, {}, 1};
     body(run);
@@ -90,11 +97,10 @@ void for_each_run(const std::array<Tensor, N>& operands, Body&& body) {
 
 // Applies `f` element by element: out[i] = f(in[i]...), all operands of the given C++ types.
 template <typename Out, typename... In, typename F>
-void map_elements(const Tensor& out, const std::array<Tensor, sizeof...(In)>& inputs, F&& f) {
+void map_elements(const Tensor& out, const Operands<sizeof...(In)>& inputs, F&& f) {
   constexpr size_t N = sizeof...(In) + 1;
-  std::array<Tensor, N> operands;
-  operands[0] = out;
-  for (size_t k = 0; k < sizeof...(In); ++k) operands[k + 1] = inputs[k];
+  const Operands<N> operands = [&]<size_t... I>(std::index_sequence<I...>) { return Operands<N>{out, inputs[I]...}; }
+  (std::index_sequence_for<In...>{});
   for_each_run<N>(operands, [&](const Run<N>& run) {
     auto body = [&]<size_t... I>(std::index_sequence<I...>) {
       const bool unit = run.stride[0] == sizeof(Out) && ((run.stride[I + 1] == sizeof(In)) && ...);
