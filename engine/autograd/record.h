@@ -48,6 +48,10 @@ template <typename Backward, typename... Args>
 std::shared_ptr<Node> make_node(Backward backward, const Args&... args) {
   std::apply([](auto&... saved) { (saved.set_node_name(Backward::name), ...); }, backward.saved());
   auto node = new_node(std::move(backward));
+  size_t inputs = 0;
+  for_each_tensor([&](const Tensor&) { ++inputs; }, args...);
+  node->next_edges.reserve(inputs);  // one allocation each, not one per growth step
+  node->inputs.reserve(inputs);
   for_each_tensor([&](const Tensor& t) { add_input(*node, t); }, args...);
   return node;
 }
