@@ -34,7 +34,7 @@ void measure_size(int threads, const Size& size) {
   std::vector<float> reference;
   std::vector<bench::Case> cases;
   std::vector<int64_t> packings(policies.size(), 0);
-  // One layer per policy, all with the same weights: a weight's packed copy is decided under one
+  // One layer per policy, all with the same weights: a weight's packed copy outlives a switch of
   // policy, and the rounds switch policies after every sample.
   std::vector<ember::nn::Linear> layers;
   for (size_t p = 0; p < policies.size(); ++p) {

@@ -53,7 +53,7 @@ struct KernelTable {
   EMBER_KERNEL(compare, void(CompareOp, const Tensor& out, const Tensor& a, const Tensor& b));
   EMBER_KERNEL(unary, void(UnaryOp, const Tensor& out, const Tensor& in, double exponent));
   EMBER_KERNEL(where, void(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b));
-  // relu's gradient in one pass (a device without it would compose compare and where).
+  // relu's gradient in one pass.
   EMBER_KERNEL(threshold_backward, void(const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold));
   // ---- copies (copy.h) ----
   EMBER_KERNEL(copy, void(const Tensor& dst, const Tensor& src));

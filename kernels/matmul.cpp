@@ -46,11 +46,12 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// A primitive with the weights layout it reads: `b`'s own, or (packed_weights) the layout oneDNN
-// chose itself, which a packed copy of the weights is reordered into.
+// A primitive, and the weights layout oneDNN would choose itself for the same product: the layout
+// a packed copy of the weights is reordered into (packed_weights.h). The primitive reads `b`'s own
+// layout, or (packed_weights) that chosen one.
 struct Primitive {
   dnnl::matmul matmul;
-  dnnl::memory::desc weights;
+  dnnl::memory::desc preferred_weights;
 };
 
 Primitive cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
@@ -79,14 +80,14 @@ Primitive cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, 
     ops.append_sum(static_cast<float>(beta));
     attr.set_post_ops(ops);
   }
-  const dnnl::memory::desc weights =
-      packed_weights
-          ? dnnl::memory::desc({b.size(0), b.size(1), b.size(2)}, dnnl_type(b.dtype()), dnnl::memory::format_tag::any)
-          : describe(b);
-  dnnl::matmul::primitive_desc primitive_desc(dnnl::matmul::desc(describe(a), weights, bias_desc, describe(out)), attr,
-                                              cpu_engine());
+  auto primitive_desc = [&](const dnnl::memory::desc& weights) {
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(describe(a), weights, bias_desc, describe(out)), attr,
+                                        cpu_engine());
+  };
+  const dnnl::matmul::primitive_desc chosen = primitive_desc(
+      dnnl::memory::desc({b.size(0), b.size(1), b.size(2)}, dnnl_type(b.dtype()), dnnl::memory::format_tag::any));
   if (cache.size() > 4096) cache.clear();  // bound the cache for programs with many shapes
-  Primitive primitive{dnnl::matmul(primitive_desc), primitive_desc.weights_desc()};
+  Primitive primitive{dnnl::matmul(packed_weights ? chosen : primitive_desc(describe(b))), chosen.weights_desc()};
   cache.emplace(std::move(key), primitive);
   return primitive;
 }
@@ -114,10 +115,10 @@ void gemm_onednn(const Tensor& out, const Tensor& a_as_given, const Tensor& b, d
                  const Tensor& bias) {
   thread_local dnnl::stream stream(cpu_engine());
   const Tensor a = row_major(a_as_given, stream);
-  const WeightsMemory weights = weights_memory(
-      b, describe(b), [&] { return cached_primitive(out, a, b, alpha, beta, bias, true).weights; }, cpu_engine(),
-      stream);
-  dnnl::matmul primitive = cached_primitive(out, a, b, alpha, beta, bias, weights.packed).matmul;
+  const Primitive plain = cached_primitive(out, a, b, alpha, beta, bias, false);
+  const WeightsMemory weights = weights_memory(b, describe(b), plain.preferred_weights, cpu_engine(), stream);
+  const dnnl::matmul primitive =
+      weights.packed ? cached_primitive(out, a, b, alpha, beta, bias, true).matmul : plain.matmul;
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(describe(a), cpu_engine(), a.raw_data())},
                                              {DNNL_ARG_WEIGHTS, weights.memory},
                                              {DNNL_ARG_DST, dnnl::memory(describe(out), cpu_engine(), out.raw_data())}};
@@ -144,9 +145,8 @@ void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alph
   }
 }
 
-Tensor float32_buffer(const Dims& sizes) { return kernel_buffer(sizes, kFloat32); }
 Tensor widened(const Tensor& t) {
-  Tensor out = float32_buffer(t.sizes());
+  Tensor out = kernel_buffer(t.sizes(), kFloat32);
   copy(out, t);
   return out;
 }
@@ -155,7 +155,7 @@ Tensor widened(const Tensor& t) {
 // a 16-bit product is computed as such a product is defined: operands widened to float32, float32
 // accumulation, each result rounded once to the 16-bit dtype.
 void gemm_widened(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
-  Tensor out32 = beta != 0 ? widened(out) : float32_buffer(out.sizes());
+  Tensor out32 = beta != 0 ? widened(out) : kernel_buffer(out.sizes(), kFloat32);
   gemm(out32, widened(a), widened(b), alpha, beta, bias.defined() ? widened(bias) : Tensor());
   copy(out, out32);
 }

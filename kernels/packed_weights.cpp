@@ -19,8 +19,6 @@ struct PackedWeight {
   std::vector<int64_t> layout;  // dtype, storage offset, sizes and strides of the operand as read
   std::shared_ptr<Storage> bytes;
   dnnl::memory::desc desc;
-  bool decided = false;  // whether to pack was decided (on the second use), under `decided_under`
-  WeightPacking decided_under = WeightPacking::Off;
 };
 
 namespace {
@@ -52,12 +50,11 @@ void set_weight_packing(WeightPacking packing) { packing_policy = packing; }
 WeightPacking weight_packing() { return packing_policy; }
 int64_t weight_packings() { return packings; }
 
-WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain,
-                             const std::function<dnnl::memory::desc()>& preferred, const dnnl::engine& engine,
-                             dnnl::stream& stream) {
+WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain, const dnnl::memory::desc& preferred,
+                             const dnnl::engine& engine, dnnl::stream& stream) {
   WeightsMemory unpacked{dnnl::memory(plain, engine, b.raw_data()), false, nullptr};
-  const WeightPacking policy = weight_packing();
-  if (policy == WeightPacking::Off || b.is_inference()) return unpacked;  // no counter, nothing to key on
+  if (!packing_applies(weight_packing(), preferred, plain)) return unpacked;
+  if (b.is_inference()) return unpacked;  // no counter, nothing to key on
   const TensorImpl& impl = *b.impl();
   const uint32_t version = impl.version_counter->current();
   std::vector<int64_t> layout = layout_of(b);
@@ -72,21 +69,14 @@ WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain,
     return unpacked;
   }
   PackedWeight& entry = *slot;
-  if (!entry.decided || entry.decided_under != policy) {
-    const dnnl::memory::desc target = preferred();
-    entry.decided = true;
-    entry.decided_under = policy;
-    entry.bytes.reset();
-    if (packing_applies(policy, target, plain)) {
-      entry.bytes = std::make_shared<Storage>(static_cast<int64_t>(target.get_size()), kCPU);
-      entry.desc = target;
-      dnnl::memory packed(target, engine, entry.bytes->data);
-      dnnl::reorder(unpacked.memory, packed).execute(stream, unpacked.memory, packed);
-      stream.wait();
-      ++packings;
-    }
+  if (!entry.bytes || entry.desc != preferred) {  // the second use (or a layout chosen since): pack
+    entry.bytes = std::make_shared<Storage>(static_cast<int64_t>(preferred.get_size()), kCPU);
+    entry.desc = preferred;
+    dnnl::memory packed(preferred, engine, entry.bytes->data);
+    dnnl::reorder(unpacked.memory, packed).execute(stream, unpacked.memory, packed);
+    stream.wait();
+    ++packings;
   }
-  if (!entry.bytes) return unpacked;
   return {dnnl::memory(entry.desc, engine, entry.bytes->data), true, entry.bytes};
 }
 

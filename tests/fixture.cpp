@@ -41,28 +41,24 @@ double number(const json& v) {
   return v.get<double>();
 }
 
-namespace {
-
-Dims dims(const json& list) {
+Dims dims_arg(const json& list) {
   std::vector<int64_t> values;
   for (const json& v : list) values.push_back(v.get<int64_t>());
   return Dims(values);
 }
 
-}  // namespace
-
 Tensor apply_view_step(const Tensor& t, const json& step) {
   const std::string kind = step[0].get<std::string>();
   if (kind == "t") return t.t();
   if (kind == "transpose") return t.transpose(step[1], step[2]);
-  if (kind == "permute") return t.permute(dims(step[1]));
+  if (kind == "permute") return t.permute(dims_arg(step[1]));
   if (kind == "slice") return t.slice(step[1], step[2], step[3], step[4]);
   if (kind == "select") return t.select(step[1], step[2]);
-  if (kind == "expand") return t.expand(dims(step[1]));
+  if (kind == "expand") return t.expand(dims_arg(step[1]));
   if (kind == "unsqueeze") return t.unsqueeze(step[1]);
   if (kind == "squeeze") return t.squeeze(step[1].get<int64_t>());
-  if (kind == "view") return t.view(dims(step[1]));
-  if (kind == "reshape") return t.reshape(dims(step[1]));
+  if (kind == "view") return t.view(dims_arg(step[1]));
+  if (kind == "reshape") return t.reshape(dims_arg(step[1]));
   if (kind == "flatten") return t.flatten(step[1], step[2]);
   if (kind == "narrow") return t.narrow(step[1], step[2], step[3]);
   if (kind == "contiguous") return t.contiguous();
@@ -73,7 +69,7 @@ Tensor make_base(const json& spec) {
   const DType dtype = parse_dtype(spec["dtype"]);
   std::vector<double> values;
   for (const json& v : spec["data"]) values.push_back(number(v));
-  const Dims shape = dims(spec["shape"]);
+  const Dims shape = dims_arg(spec["shape"]);
   if (dtype == kInt64) {
     std::vector<int64_t> ints;
     for (const json& v : spec["data"]) ints.push_back(v.get<int64_t>());
@@ -96,7 +92,7 @@ namespace {
 
 std::string compare_within(const Tensor& actual, const json& expected, bool exact, double factor = 1) {
   std::ostringstream why;
-  const Dims shape = dims(expected["shape"]);
+  const Dims shape = dims_arg(expected["shape"]);
   const DType dtype = parse_dtype(expected["dtype"]);
   if (actual.sizes() != shape) {
     why << "shape " << to_string(actual.sizes()) << " != expected " << to_string(shape);

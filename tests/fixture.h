@@ -24,6 +24,8 @@ ember::Tensor make_base(const json& spec);
 ember::DType parse_dtype(const std::string& name);
 // A spec's number: a JSON number or bool, or "nan"/"inf"/"-inf".
 double number(const json& value);
+// A list of sizes or dims.
+ember::Dims dims_arg(const json& value);
 // One step of a spec's views recipe (["transpose", 0, 1], ["slice", dim, start, end, step], ...).
 ember::Tensor apply_view_step(const ember::Tensor& t, const json& step);
 

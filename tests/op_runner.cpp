@@ -10,12 +10,6 @@ Scalar fixture::scalar_arg(const json& v) {
   return Scalar(v.get<double>());
 }
 
-Dims fixture::dims_arg(const json& v) {
-  std::vector<int64_t> values;
-  for (const json& x : v) values.push_back(x.get<int64_t>());
-  return Dims(values);
-}
-
 namespace {
 
 Reduction reduction_arg(const json& args) {

@@ -8,9 +8,8 @@
 
 namespace fixture {
 
-// An op's number argument (int, float or bool, as the JSON wrote it) and a list of sizes or dims.
+// An op's number argument (int, float or bool, as the JSON wrote it).
 ember::Scalar scalar_arg(const json& value);
-ember::Dims dims_arg(const json& value);
 
 // The outputs of op `op` applied to `inputs` with the case's `args`.
 std::vector<ember::Tensor> run_op(const std::string& op, const std::vector<ember::Tensor>& inputs, const json& args);
