@@ -1,8 +1,8 @@
 // Intra-op threads. oneDNN (built on OpenMP in Debian) and Eigen (compiled with OpenMP here) both
 // follow OpenMP's thread count, so one setting drives both, like torch.set_num_threads.
-#include <omp.h>
+#include "kernels/eigen.h"
 
-#include <Eigen/Core>
+#include <omp.h>
 
 #include "ops.h"
 

@@ -3,7 +3,8 @@
 // large tensors among the threads, above the grain size of parallel.h.
 #include "elementwise.h"
 
-#include <Eigen/Core>
+#include "eigen.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>

@@ -2,7 +2,8 @@
 // accurate as PyTorch's Welford update for these sizes and simpler to read.
 #include "layer_norm.h"
 
-#include <Eigen/Core>
+#include "eigen.h"
+
 #include <cmath>
 
 namespace ember::kernels::cpu {

@@ -14,7 +14,8 @@
 
 #include "backend.h"
 
-#include <Eigen/Core>
+#include "eigen.h"
+
 #include <bit>
 #include <map>
 #include <mutex>

@@ -4,7 +4,8 @@
 // the thread count.
 #include "reduce.h"
 
-#include <Eigen/Core>
+#include "eigen.h"
+
 #include <algorithm>
 #include <cmath>
 

@@ -2,7 +2,7 @@
 // log y = (x - max) - log(sum(exp(x - max))).
 #include "softmax.h"
 
-#include <Eigen/Core>
+#include "eigen.h"
 
 namespace ember::kernels::cpu {
 
