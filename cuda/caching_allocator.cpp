@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "error.h"
+#include "core/error.h"
 
 namespace ember::cuda {
 

@@ -17,10 +17,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "error.h"
+#include "core/error.h"
+#include "core/tensor.h"
 #include "kernels/convert.h"
 #include "kernels/visit_dtype.h"
-#include "tensor.h"
 
 namespace ember::kernels::cuda {
 

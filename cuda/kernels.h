@@ -2,9 +2,9 @@
 // same contracts as the CPU kernels in kernels/*.h: the op layer prepares the operands the same
 // way for both devices. cuda/kernel_table.cu puts them in the table.
 #pragma once
+#include "core/tensor.h"
 #include "kernels/elementwise.h"
 #include "kernels/reduce.h"
-#include "tensor.h"
 
 namespace ember::kernels::cuda {
 

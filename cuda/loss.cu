@@ -1,7 +1,7 @@
 // nll_loss on the GPU: one thread per row. The forward pass also counts the rows it used and
 // reports the first target out of bounds, which the host turns into PyTorch's error (PyTorch's
 // own CUDA kernel asserts on the device instead, which kills the process).
-#include "allocator.h"
+#include "core/allocator.h"
 #include "device_loops.cuh"
 #include "kernels.h"
 

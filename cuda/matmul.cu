@@ -13,7 +13,7 @@
 
 #include <mutex>
 
-#include "cuda_backend.h"
+#include "core/cuda_backend.h"
 #include "device_loops.cuh"
 #include "kernels.h"
 

@@ -1,7 +1,7 @@
 // The CUDA backend of a build without nvcc: every entry point says so, PyTorch-style.
-#include "cuda_backend.h"
+#include "core/cuda_backend.h"
 
-#include "error.h"
+#include "core/error.h"
 #include "kernels/backend.h"
 
 namespace ember::cuda {

@@ -16,8 +16,8 @@
 #include <mutex>
 #include <vector>
 
-#include "cuda_backend.h"
-#include "error.h"
+#include "core/cuda_backend.h"
+#include "core/error.h"
 
 namespace ember::cuda {
 namespace {

@@ -8,8 +8,8 @@
 #include <mutex>
 
 #include "caching_allocator.h"
-#include "cuda_backend.h"
-#include "error.h"
+#include "core/cuda_backend.h"
+#include "core/error.h"
 
 namespace ember::cuda {
 

@@ -42,12 +42,12 @@
 #include <type_traits>
 #include <utility>
 
-#include "autocast.h"
+#include "autocast/autocast.h"
 #include "autograd/inplace.h"
 #include "autograd/record.h"
-#include "grad_mode.h"
-#include "ops.h"
-#include "profiler.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
+#include "profiler/profiler.h"
 
 namespace ember {
 

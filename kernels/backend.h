@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/tensor.h"
 #include "elementwise.h"
 #include "reduce.h"
-#include "tensor.h"
 
 namespace ember::kernels {
 

@@ -7,7 +7,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "low_precision.h"
+#include "core/low_precision.h"
 
 #ifdef __CUDACC__
 #include <cuda_bf16.h>

@@ -2,7 +2,7 @@
 // Every copy the op layer makes (contiguous, clone, casts, copy_) ends here.
 #pragma once
 #include "convert.h"
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels {
 

@@ -10,8 +10,8 @@
 #pragma once
 #include <cstdint>
 
-#include "generator.h"
-#include "tensor.h"
+#include "core/generator.h"
+#include "core/tensor.h"
 
 namespace ember::kernels {
 

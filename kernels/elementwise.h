@@ -2,7 +2,7 @@
 // the output's sizes (zero strides) and converted them to the compute dtype (float32, float64 or
 // int64), so each kernel is one formula applied element by element.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels {
 

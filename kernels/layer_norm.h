@@ -1,7 +1,7 @@
 // Layer normalisation over the last n elements of each row of a contiguous [rows, n] tensor:
 // y = (x - mean) / sqrt(var + eps) * weight + bias, with the biased variance, as PyTorch.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels::cpu {
 

@@ -13,8 +13,8 @@
 #include <tuple>
 #include <utility>
 
+#include "core/tensor.h"
 #include "parallel.h"
-#include "tensor.h"
 
 namespace ember::kernels {
 

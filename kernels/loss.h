@@ -2,7 +2,7 @@
 // log-probabilities, with class-index targets. A target equal to ignore_index contributes nothing
 // and is not counted.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels::cpu {
 

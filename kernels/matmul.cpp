@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "copy.h"
+#include "core/storage.h"
 #include "packed_weights.h"
-#include "storage.h"
 
 namespace ember::kernels::cpu {
 

@@ -2,7 +2,7 @@
 // float32 and bfloat16 run on oneDNN (the library PyTorch's CPU build also uses for these);
 // float64 and int64 on Eigen.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels::cpu {
 

@@ -6,8 +6,8 @@
 #include <mutex>
 #include <vector>
 
-#include "storage.h"
-#include "tensor_impl.h"
+#include "core/storage.h"
+#include "core/tensor_impl.h"
 
 namespace ember::kernels::cpu {
 

@@ -23,7 +23,7 @@
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels::cpu {
 

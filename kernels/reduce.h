@@ -2,7 +2,7 @@
 // reduced dimensions to the end and makes the input contiguous, so every reduction reduces rows;
 // a sum over leading dims of a contiguous input reduces columns instead (sum_columns).
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels {
 

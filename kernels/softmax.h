@@ -1,7 +1,7 @@
 // Softmax and log-softmax over the last dimension of a contiguous [rows, n] tensor, computed
 // the numerically safe way: subtract the row maximum before exponentiating.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::kernels::cpu {
 

@@ -4,8 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "low_precision.h"
-#include "tensor.h"
+#include "core/low_precision.h"
+#include "core/tensor.h"
 
 namespace ember::kernels {
 

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "cuda_backend.h"
+#include "core/cuda_backend.h"
 #include "ember.h"
 #include "fixture.h"
 #include "random_bits.h"

@@ -6,7 +6,7 @@
 #include <memory>
 #include <mutex>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::autograd {
 

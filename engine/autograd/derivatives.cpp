@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "autograd_meta.h"
-#include "internal.h"
+#include "core/memory_layout.h"
 #include "kernels/backend.h"
-#include "memory_layout.h"
 #include "node.h"
+#include "ops/internal.h"
 
 namespace ember::autograd {
 

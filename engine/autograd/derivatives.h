@@ -18,7 +18,7 @@
 #include <variant>
 #include <vector>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {

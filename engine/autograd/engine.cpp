@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "grad_mode.h"
-#include "profiler.h"
+#include "core/grad_mode.h"
+#include "profiler/profiler.h"
 #include "record.h"
 
 namespace ember::autograd {

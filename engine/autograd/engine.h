@@ -1,6 +1,6 @@
 // The backward engine: runs the graph from a root to the leaves.
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::autograd {
 

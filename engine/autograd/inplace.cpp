@@ -2,8 +2,8 @@
 #include "inplace.h"
 
 #include "autograd_meta.h"
-#include "grad_mode.h"
-#include "inference_mode.h"
+#include "core/grad_mode.h"
+#include "core/inference_mode.h"
 #include "record.h"
 
 namespace ember::autograd {

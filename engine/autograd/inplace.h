@@ -13,7 +13,7 @@
 #pragma once
 #include <memory>
 
-#include "grad_mode.h"
+#include "core/grad_mode.h"
 #include "node.h"
 
 namespace ember::autograd {

@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "grad_mode.h"
+#include "core/grad_mode.h"
 #include "node.h"
 
 namespace ember::autograd {

@@ -3,8 +3,8 @@
 #include "saved_tensor.h"
 
 #include "autograd_meta.h"
-#include "internal.h"
 #include "node.h"
+#include "ops/internal.h"
 
 namespace ember::autograd {
 

@@ -10,7 +10,7 @@
 #pragma once
 #include <cstdint>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::autograd {
 

@@ -1,13 +1,13 @@
 // Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach, data,
 // the view queries and backward's argument checks.
 #include "autograd_meta.h"
+#include "core/inference_mode.h"
+#include "core/warning.h"
 #include "dispatch.h"
 #include "engine.h"
-#include "inference_mode.h"
-#include "internal.h"
 #include "node.h"
+#include "ops/internal.h"
 #include "record.h"
-#include "warning.h"
 
 namespace ember {
 

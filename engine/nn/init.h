@@ -2,7 +2,7 @@
 // same order and with the same bounds, so a seeded ember network starts where PyTorch's does.
 // Each function works in place under no_grad (bumping the version counter, as in PyTorch).
 #pragma once
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::nn::init {
 

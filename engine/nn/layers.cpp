@@ -2,8 +2,8 @@
 #include "activation.h"
 #include "containers.h"
 #include "dropout.h"
-#include "internal.h"
 #include "layer_norm.h"
+#include "ops/internal.h"
 
 namespace ember::nn {
 

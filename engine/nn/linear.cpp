@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "grad_mode.h"
+#include "core/grad_mode.h"
 #include "init.h"
 
 namespace ember::nn {

@@ -1,7 +1,7 @@
 // Module's registry walks: everything recursive goes through the registered children only.
 #include "module.h"
 
-#include "grad_mode.h"
+#include "core/grad_mode.h"
 
 namespace ember::nn {
 

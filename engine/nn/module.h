@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 namespace ember::nn {
 

@@ -1,7 +1,7 @@
 // The SGD update, written as torch/optim/sgd.py's _single_tensor_sgd.
 #include "sgd.h"
 
-#include "grad_mode.h"
+#include "core/grad_mode.h"
 
 namespace ember::optim {
 

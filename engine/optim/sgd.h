@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember::optim {
 

@@ -13,8 +13,8 @@
 #include <map>
 #include <optional>
 
+#include "core/tensor.h"
 #include "optim/sgd.h"
-#include "tensor.h"
 
 namespace ember {
 

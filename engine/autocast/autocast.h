@@ -30,7 +30,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "tensor.h"
+#include "core/tensor.h"
 
 namespace ember {
 

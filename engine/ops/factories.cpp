@@ -2,10 +2,10 @@
 // filled on the CPU; a tensor asked for on CUDA is then moved there.
 #include <cmath>
 
+#include "core/memory_layout.h"
 #include "dispatch.h"
 #include "internal.h"
 #include "kernels/backend.h"
-#include "memory_layout.h"
 
 namespace ember {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <initializer_list>
 
-#include "memory_layout.h"
+#include "core/memory_layout.h"
 #include "ops.h"
 
 namespace ember::internal {

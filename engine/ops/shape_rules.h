@@ -3,7 +3,7 @@
 #pragma once
 #include <optional>
 
-#include "dims.h"
+#include "core/dims.h"
 
 namespace ember {
 

@@ -3,10 +3,10 @@
 
 #include <cmath>
 
-#include "cuda_backend.h"
-#include "inference_mode.h"
+#include "core/cuda_backend.h"
+#include "core/inference_mode.h"
+#include "core/memory_layout.h"
 #include "kernels/backend.h"
-#include "memory_layout.h"
 
 namespace ember::internal {
 

@@ -10,7 +10,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "cuda_backend.h"
+#include "core/cuda_backend.h"
 #include "dispatch.h"
 #include "internal.h"
 #include "kernels/copy.h"

@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "grad_mode.h"
-#include "ops.h"
+#include "core/grad_mode.h"
+#include "ops/ops.h"
 
 namespace ember {
 

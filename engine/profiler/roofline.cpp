@@ -10,7 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 namespace ember::profiler {
 namespace {

@@ -5,8 +5,8 @@
 #include "cuda_backend.h"
 #include "dispatch.h"
 #include "inference_mode.h"
-#include "internal.h"
 #include "kernels/backend.h"
+#include "ops/internal.h"
 
 namespace ember {
 

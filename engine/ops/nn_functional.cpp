@@ -1,10 +1,10 @@
 // Neural-network functions (torch.nn.functional): softmax, log_softmax, layer_norm and the losses.
 // Each is one op with PyTorch's node (SoftmaxBackward0, NllLossBackward0, ...); cross_entropy is
 // composite (log_softmax then nll_loss), as in PyTorch.
+#include "core/warning.h"
 #include "dispatch.h"
 #include "internal.h"
 #include "kernels/backend.h"
-#include "warning.h"
 
 namespace ember {
 

@@ -19,10 +19,10 @@
 #include <memory>
 #include <mutex>
 
-#include "allocator.h"
-#include "cuda_backend.h"
+#include "core/allocator.h"
+#include "core/cuda_backend.h"
+#include "core/warning.h"
 #include "profiler.h"
-#include "warning.h"
 
 namespace ember::profiler::detail {
 namespace {

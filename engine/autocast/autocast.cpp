@@ -5,8 +5,8 @@
 #include <unordered_map>
 
 #include "autograd/autograd_meta.h"
-#include "cuda_backend.h"
-#include "warning.h"
+#include "core/cuda_backend.h"
+#include "core/warning.h"
 
 namespace ember {
 

@@ -6,11 +6,11 @@
 // would have to record.
 #include <cstring>
 
-#include "cuda_backend.h"
-#include "grad_mode.h"
+#include "core/cuda_backend.h"
+#include "core/grad_mode.h"
+#include "core/warning.h"
 #include "internal.h"
 #include "ops.h"
-#include "warning.h"
 
 namespace ember {
 
