@@ -9,7 +9,8 @@
 #include "core/memory_layout.h"
 #include "kernels/backend.h"
 #include "node.h"
-#include "ops/internal.h"
+#include "ops/new_tensors.h"
+#include "ops/type_promotion.h"
 
 namespace ember::autograd {
 

@@ -4,7 +4,7 @@
 
 #include "autograd_meta.h"
 #include "node.h"
-#include "ops/internal.h"
+#include "ops/new_tensors.h"
 
 namespace ember::autograd {
 

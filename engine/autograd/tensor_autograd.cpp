@@ -6,7 +6,7 @@
 #include "dispatch.h"
 #include "engine.h"
 #include "node.h"
-#include "ops/internal.h"
+#include "ops/new_tensors.h"
 #include "record.h"
 
 namespace ember {

@@ -3,7 +3,7 @@
 #include "containers.h"
 #include "dropout.h"
 #include "layer_norm.h"
-#include "ops/internal.h"
+#include "ops/printing.h"
 
 namespace ember::nn {
 

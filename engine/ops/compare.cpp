@@ -2,7 +2,7 @@
 // and equal (same sizes and identical values).
 #include <cmath>
 
-#include "internal.h"
+#include "new_tensors.h"
 #include "ops.h"
 #include "shape_rules.h"
 

@@ -4,7 +4,7 @@
 // float64 uniform, two 32-bit draws, per element). PyTorch's CUDA dropout is a fused kernel
 // with its own random stream; ember's CUDA tensors take this same path.
 #include "dispatch.h"
-#include "internal.h"
+#include "printing.h"
 #include "random.h"
 
 namespace ember {

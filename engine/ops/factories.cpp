@@ -4,8 +4,8 @@
 
 #include "core/memory_layout.h"
 #include "dispatch.h"
-#include "internal.h"
 #include "kernels/backend.h"
+#include "new_tensors.h"
 
 namespace ember {
 

@@ -2,9 +2,10 @@
 // the promotion of all inputs; each input is copied into its slice of the result.
 #include <algorithm>
 
+#include "device_checks.h"
 #include "dispatch.h"
-#include "internal.h"
 #include "kernels/backend.h"
+#include "new_tensors.h"
 
 namespace ember {
 

@@ -3,8 +3,9 @@
 // composite (log_softmax then nll_loss), as in PyTorch.
 #include "core/warning.h"
 #include "dispatch.h"
-#include "internal.h"
 #include "kernels/backend.h"
+#include "new_tensors.h"
+#include "type_promotion.h"
 
 namespace ember {
 

@@ -3,10 +3,13 @@
 // kernel in the compute dtype (16-bit floats compute in float32 and round once); the dispatcher
 // then records AddBackward0 if an input requires grad. In-place forms (`a += b`) run the same
 // kernel into `a`, and the dispatcher bumps its version counter.
+#include "core/memory_overlap.h"
+#include "device_checks.h"
 #include "dispatch.h"
-#include "internal.h"
 #include "kernels/backend.h"
+#include "new_tensors.h"
 #include "shape_rules.h"
+#include "type_promotion.h"
 
 namespace ember {
 
@@ -91,18 +94,11 @@ Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
   return compute_binary(op, a, wrapped_number(op, a, b), 1, scalar_result_dtype(op, a, b));
 }
 
-// ---- the checks every in-place write into `self` makes ----
-// An in-place op may not narrow the category of the result (internal::check_can_cast).
-void check_writable(const Tensor& self, const Tensor& source) {
-  internal::check_no_internal_overlap(self);
-  if (source.defined()) internal::check_no_partial_overlap(self, source);
-}
-
 // self = self (op) other, computed in self's dtype.
 void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar alpha) {
   internal::check_same_device(self, other);
   check_bool_subtraction(op, self.dtype(), other.dtype());
-  check_writable(self, other);
+  internal::check_writable(self, other);
   // TensorIterator's order: overlap, then shape, then dtype.
   const Dims shape = broadcast_shapes(self.sizes(), other.sizes());
   EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
@@ -118,7 +114,7 @@ void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar
 
 void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
   check_bool_subtraction(op, self.dtype(), other.kind());
-  check_writable(self, Tensor());
+  internal::check_writable(self, Tensor());
   internal::check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
   Tensor number = internal::scalar(other, self.dtype());  // a wrapped number, as in scalar_op
   const kernels::KernelTable& kernels = kernels::on(self.device());
@@ -404,18 +400,6 @@ struct Zero : InPlaceOp {
   static void compute(const Tensor& self) { Fill::compute(self, 0); }
   static ZeroBackward0 save(const Tensor&) { return {}; }
 };
-struct Copy : InPlaceOp {
-  static constexpr const char* name = "aten::copy_";
-  static void compute(const Tensor& self, const Tensor& src) {
-    if (src.device() == self.device()) check_writable(self, src);
-    const Dims shape = broadcast_shapes(self.sizes(), src.sizes());
-    EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
-                " doesn't match the broadcast shape ", to_string(shape));
-    const Tensor source = src.device() == self.device() ? src : src.to(self.device());
-    kernels::on(self.device()).copy(self, internal::broadcast_to(source, self.sizes()));
-  }
-  static CopyBackwards save(const Tensor&, const Tensor&) { return {}; }
-};
 
 }  // namespace
 
@@ -497,10 +481,6 @@ Tensor& Tensor::fill_(Scalar value) {
 }
 Tensor& Tensor::zero_() {
   call<Zero>(*this);
-  return *this;
-}
-Tensor& Tensor::copy_(const Tensor& src) {
-  call<Copy>(*this, src);
   return *this;
 }
 

@@ -8,8 +8,8 @@
 #include <cstdio>
 
 #include "autograd/node.h"
-#include "internal.h"
 #include "ops.h"
+#include "printing.h"
 
 namespace ember {
 

@@ -11,11 +11,12 @@
 #include <type_traits>
 
 #include "core/cuda_backend.h"
+#include "core/memory_overlap.h"
 #include "dispatch.h"
-#include "internal.h"
 #include "kernels/copy.h"
 #include "kernels/distributions.h"
 #include "kernels/visit_dtype.h"
+#include "new_tensors.h"
 
 namespace ember {
 

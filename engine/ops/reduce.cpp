@@ -4,8 +4,9 @@
 #include <algorithm>
 
 #include "dispatch.h"
-#include "internal.h"
 #include "kernels/backend.h"
+#include "new_tensors.h"
+#include "type_promotion.h"
 
 namespace ember {
 

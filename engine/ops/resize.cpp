@@ -9,8 +9,8 @@
 #include "core/cuda_backend.h"
 #include "core/grad_mode.h"
 #include "core/warning.h"
-#include "internal.h"
 #include "ops.h"
+#include "type_promotion.h"
 
 namespace ember {
 

@@ -1,0 +1,125 @@
+// The copy ops: clone, to(dtype), to(device) and copy_, each an op of its own with its node, as in
+// PyTorch, and the reads a tensor's values take to leave the engine (to_vector, item). Every copy
+// runs the device's copy kernel, which converts dtypes and follows any strides; between devices
+// the bytes cross once, packed on the host.
+#include "core/cuda_backend.h"
+#include "core/inference_mode.h"
+#include "core/memory_overlap.h"
+#include "dispatch.h"
+#include "kernels/backend.h"
+#include "new_tensors.h"
+#include "shape_rules.h"
+
+namespace ember {
+
+namespace {
+
+using namespace autograd;  // the backward nodes
+
+struct Clone : FunctionalOp {
+  static constexpr const char* name = "aten::clone";
+  static Tensor compute(const Tensor& self, MemoryFormat memory_format) {
+    Tensor out = memory_format == MemoryFormat::Preserve
+                     ? internal::new_empty_like(self, self.dtype())  // laid out like self, as in PyTorch
+                     : internal::new_empty(self.sizes(), self.dtype(), self.device());
+    kernels::on(self.device()).copy(out, self);
+    return out;
+  }
+  static CloneBackward0 save(const Tensor&, const Tensor&, MemoryFormat) { return {}; }
+};
+
+struct Copy : InPlaceOp {
+  static constexpr const char* name = "aten::copy_";
+  static void compute(const Tensor& self, const Tensor& src) {
+    if (src.device() == self.device()) internal::check_writable(self, src);
+    const Dims shape = broadcast_shapes(self.sizes(), src.sizes());
+    EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
+                " doesn't match the broadcast shape ", to_string(shape));
+    const Tensor source = src.device() == self.device() ? src : src.to(self.device());
+    kernels::on(self.device()).copy(self, internal::broadcast_to(source, self.sizes()));
+  }
+  static CopyBackwards save(const Tensor&, const Tensor&) { return {}; }
+};
+
+struct ToDtype : FunctionalOp {  // the engine casts the gradient back to the input's dtype
+  static constexpr const char* name = "aten::to";
+  static Tensor compute(const Tensor& self, DType dtype) { return internal::converted(self, dtype); }
+  static ToCopyBackward0 save(const Tensor&, const Tensor&, DType) { return {}; }
+};
+
+struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the input's device
+  static constexpr const char* name = "aten::to";
+  static Tensor compute(const Tensor& self, Device target) {
+    if (self.device().is_cpu()) {  // host to device: pack on the host, then one copy
+      Tensor packed = internal::contiguous(self);
+      Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
+      cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
+                       cuda::CopyKind::HostToDevice);
+      return out;
+    }
+    if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
+      int64_t span = self.numel() == 0 ? 0 : 1;
+      for (int64_t d = 0; d < self.dim(); ++d) span += (self.size(d) - 1) * self.stride(d);
+      auto host = std::make_shared<Storage>(span * self.element_size(), kCPU);
+      if (span > 0)
+        cuda::copy_bytes(host->data, self.raw_data(), span * self.element_size(), cuda::CopyKind::DeviceToHost);
+      return internal::contiguous(
+          Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype(),
+                                              /*tracks_version=*/!InferenceMode::is_enabled())));
+    }
+    // between GPUs
+    Tensor packed = self.contiguous();
+    Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
+    cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
+                     cuda::CopyKind::DeviceToDevice);
+    return out;
+  }
+  static ToCopyBackward0 save(const Tensor&, const Tensor&, Device) { return {}; }
+};
+
+}  // namespace
+
+Tensor Tensor::clone(MemoryFormat memory_format) const { return call<Clone>(*this, memory_format); }
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(MemoryFormat::Contiguous); }
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  call<Copy>(*this, src);
+  return *this;
+}
+
+Tensor Tensor::to(DType target) const {
+  if (target == dtype()) return *this;
+  return call<ToDtype>(*this, target);
+}
+
+Tensor Tensor::to(Device target) const {
+  if (target == device()) return *this;
+  return call<ToDevice>(*this, target);
+}
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  Tensor cpu = device().is_cpu() ? *this : detach().to(kCPU);
+  Tensor flat = internal::contiguous(internal::converted(cpu, dtype_of<T>()));
+  const T* data = flat.data_ptr<T>();
+  return std::vector<T>(data, data + flat.numel());
+}
+
+template <typename T>
+T Tensor::item() const {
+  EMBER_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  return to_vector<T>()[0];
+}
+
+#define EMBER_INSTANTIATE(T)                            \
+  template std::vector<T> Tensor::to_vector<T>() const; \
+  template T Tensor::item<T>() const;
+EMBER_INSTANTIATE(float)
+EMBER_INSTANTIATE(double)
+EMBER_INSTANTIATE(int64_t)
+EMBER_INSTANTIATE(bool)
+EMBER_INSTANTIATE(BFloat16)
+EMBER_INSTANTIATE(Float16)
+#undef EMBER_INSTANTIATE
+
+}  // namespace ember

@@ -1,0 +1,106 @@
+// Fresh tensors and kernel operands for ops (see new_tensors.h).
+#include "new_tensors.h"
+
+#include <cmath>
+
+#include "core/inference_mode.h"
+#include "kernels/backend.h"
+
+namespace ember::internal {
+
+namespace {
+// A tensor over fresh bytes: numel elements, which any dense layout of `sizes` needs.
+Tensor new_dense(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
+  int64_t nbytes = element_size(dtype);
+  for (int64_t s : sizes) {
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+    EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes),
+                "Storage size calculation overflowed with sizes=", to_string(sizes));
+  }
+  return Tensor(std::make_shared<TensorImpl>(std::make_shared<Storage>(nbytes, device), sizes, strides, 0, dtype,
+                                             /*tracks_version=*/!InferenceMode::is_enabled()));
+}
+}  // namespace
+
+Tensor new_empty(const Dims& sizes, DType dtype, Device device) {
+  return new_dense(sizes, contiguous_strides(sizes), dtype, device);
+}
+
+Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
+  EMBER_INTERNAL_ASSERT(is_non_overlapping_and_dense({sizes, strides}), "new_empty_strided takes dense strides");
+  return new_dense(sizes, strides, dtype, device);
+}
+
+Tensor new_empty_like(const Tensor& t, DType dtype) {
+  return new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), dtype, t.device());
+}
+
+Tensor alias(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  return Tensor(std::make_shared<TensorImpl>(impl, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
+}
+
+Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
+  if (t.sizes() == sizes) return t;
+  const int64_t lead = sizes.size() - t.dim();
+  Dims strides = Dims::filled(sizes.size(), 0);
+  for (int64_t d = 0; d < t.dim(); ++d) strides[lead + d] = t.size(d) == 1 && sizes[lead + d] != 1 ? 0 : t.stride(d);
+  return Tensor(std::make_shared<TensorImpl>(*t.impl(), sizes, strides, t.storage_offset(), t.dtype()));
+}
+
+Tensor converted(const Tensor& t, DType dtype) {
+  if (t.dtype() == dtype) return t;
+  Tensor out = new_empty_like(t, dtype);
+  kernels::on(t.device()).copy(out, t);
+  return out;
+}
+
+Tensor contiguous(const Tensor& t) {
+  if (t.is_contiguous()) return t;
+  Tensor out = new_empty(t.sizes(), t.dtype(), t.device());
+  kernels::on(t.device()).copy(out, t);
+  return out;
+}
+
+Tensor with_layout(const Tensor& t, DType dtype, const Dims& strides) {
+  if (t.dtype() == dtype && t.strides() == strides) return t;
+  Tensor out = new_empty_strided(t.sizes(), strides, dtype, t.device());
+  kernels::on(t.device()).copy(out, t);
+  return out;
+}
+
+void check_fits(Scalar value, DType dtype) {
+  const double v = value.to_double();
+  double largest = 0;  // of the dtype; 0 where nothing can overflow
+  const char* type_name = "";
+  switch (dtype) {
+    case DType::Int64:
+      if (!value.is_floating_point()) return;
+      EMBER_CHECK(!std::isnan(v) && v >= -9.2233720368547758e18 && v <= 9.2233720368547758e18,
+                  "value cannot be converted to type int64_t without overflow");
+      return;
+    case DType::Float32: largest = 3.4028234663852886e38, type_name = "float"; break;
+    case DType::Float16: largest = 65504.0, type_name = "at::Half"; break;
+    case DType::BFloat16: largest = 3.3895313892515355e38, type_name = "at::BFloat16"; break;
+    default: return;  // float64 holds any double; bool takes anything
+  }
+  EMBER_CHECK(std::isinf(v) || std::isnan(v) || std::fabs(v) <= largest, "value cannot be converted to type ",
+              type_name, " without overflow");
+}
+
+Tensor scalar(Scalar value, DType dtype, Device device) {
+  Tensor out = new_empty({}, dtype, kCPU);
+  kernels::on(kCPU).fill(out, value);
+  return device.is_cpu() ? out : out.to(device);
+}
+
+Tensor finish_factory(Tensor cpu, const Options& options) {
+  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
+  if (options.requires_grad_) {
+    EMBER_CHECK(out.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
+    out.requires_grad_();
+  }
+  return out;
+}
+
+}  // namespace ember::internal

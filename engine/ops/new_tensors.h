@@ -1,0 +1,50 @@
+// The tensors an op makes for its kernels: fresh outputs laid out as PyTorch lays them out, and
+// operands brought to the dtype, shape or layout a kernel reads. None of these record autograd
+// (they are the op's own business, below the dispatcher's autograd step); users never need them.
+#pragma once
+#include "core/memory_layout.h"
+#include "core/tensor.h"
+
+namespace ember::internal {
+
+// A fresh contiguous tensor (inference tensor inside InferenceMode), never requiring grad.
+Tensor new_empty(const Dims& sizes, DType dtype, Device device = kCPU);
+// A fresh tensor with the given dense strides (a permutation of contiguous strides, from
+// memory_layout.h), never requiring grad.
+Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device = kCPU);
+// A fresh tensor laid out like t (empty_like with memory_format=preserve): what clone and
+// to(dtype) return.
+Tensor new_empty_like(const Tensor& t, DType dtype);
+// The output of an element-wise op of `shape` over `inputs`, laid out as PyTorch's TensorIterator
+// lays it out (a permuted input gives a permuted result).
+template <typename... Inputs>
+Tensor new_elementwise_output(const Dims& shape, DType dtype, Device device, const Inputs&... inputs) {
+  const Layout layouts[] = {Layout{inputs.sizes(), inputs.strides()}...};
+  return new_empty_strided(shape, elementwise_output_strides(shape, layouts), dtype, device);
+}
+// A 0-dim tensor holding `value` as `dtype`.
+Tensor scalar(Scalar value, DType dtype, Device device = kCPU);
+// fill_ on a tensor a factory has just made: shown by the profiler, version left at 0 (dispatch.h,
+// call_on_new_tensor; defined with the fill_ op in pointwise.cpp).
+void fill_new_tensor(const Tensor& fresh, Scalar value);
+// PyTorch's checked conversion of a number written into a tensor (fill_, full, scalar_tensor):
+// "value cannot be converted to type int64_t without overflow" for NaN or out-of-range values
+// (infinities are fine for floating dtypes; anything converts to bool).
+void check_fits(Scalar value, DType dtype);
+// A factory's last step: move to the requested device, then require grad if asked (PyTorch's
+// "Only Tensors of floating point and complex dtype can require gradients" otherwise).
+Tensor finish_factory(Tensor cpu, const Options& options);
+
+// An alias of t's storage with t's layout and no autograd data (what detach() returns).
+Tensor alias(const Tensor& t);
+// t viewed with the broadcast `sizes` (zero strides), without autograd.
+Tensor broadcast_to(const Tensor& t, const Dims& sizes);
+// t converted to `dtype` (t itself when it already has it), laid out like t, without autograd.
+Tensor converted(const Tensor& t, DType dtype);
+// t made contiguous (t itself when it already is), without autograd.
+Tensor contiguous(const Tensor& t);
+// t as `dtype` with exactly the given dense strides: t itself when it already is, else a copy
+// (so that a kernel can read it and an output with those strides as flat arrays).
+Tensor with_layout(const Tensor& t, DType dtype, const Dims& strides);
+
+}  // namespace ember::internal

@@ -1,0 +1,68 @@
+// The method and operator forms of the ops (`t.sum()`, `a + b`, `t[0]`), each a one-line forward
+// to the function in ops.h; Python's reflected operators are spelled out where the order matters.
+#include "ops.h"
+
+namespace ember {
+
+Tensor Tensor::operator[](int64_t index) const {
+  EMBER_CHECK(dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number");
+  EMBER_CHECK(index >= -size(0) && index < size(0), "index ", index, " is out of bounds for dimension 0 with size ",
+              size(0));
+  return select(0, index);
+}
+
+Tensor Tensor::sum() const { return ember::sum(*this); }
+Tensor Tensor::sum(const Dims& dims, bool keepdim) const { return ember::sum(*this, dims, keepdim); }
+Tensor Tensor::mean() const { return ember::mean(*this); }
+Tensor Tensor::mean(const Dims& dims, bool keepdim) const { return ember::mean(*this, dims, keepdim); }
+Tensor Tensor::max() const { return ember::max(*this); }
+Tensor Tensor::min() const { return ember::min(*this); }
+Tensor Tensor::argmax(std::optional<int64_t> d, bool keepdim) const { return ember::argmax(*this, d, keepdim); }
+Tensor Tensor::exp() const { return ember::exp(*this); }
+Tensor Tensor::log() const { return ember::log(*this); }
+Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
+Tensor Tensor::pow(Scalar exponent) const { return ember::pow(*this, exponent); }
+Tensor Tensor::relu() const { return ember::relu(*this); }
+Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
+Tensor Tensor::tanh() const { return ember::tanh(*this); }
+Tensor Tensor::neg() const { return ember::neg(*this); }
+Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
+Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
+Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
+Tensor operator/(Scalar a, const Tensor& b) { return mul(pow(b, -1), a); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, Scalar b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, Scalar b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, Scalar b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, Scalar b) { return le(a, b); }
+Tensor operator>(const Tensor& a, Scalar b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, Scalar b) { return ge(a, b); }
+// A number on the left is Python's reflected comparison: 0 < t is t > 0.
+Tensor operator==(Scalar a, const Tensor& b) { return eq(b, a); }
+Tensor operator!=(Scalar a, const Tensor& b) { return ne(b, a); }
+Tensor operator<(Scalar a, const Tensor& b) { return gt(b, a); }
+Tensor operator<=(Scalar a, const Tensor& b) { return ge(b, a); }
+Tensor operator>(Scalar a, const Tensor& b) { return lt(b, a); }
+Tensor operator>=(Scalar a, const Tensor& b) { return le(b, a); }
+
+std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.str(); }
+
+}  // namespace ember

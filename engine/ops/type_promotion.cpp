@@ -1,0 +1,49 @@
+// PyTorch's type promotion (see type_promotion.h).
+#include "type_promotion.h"
+
+namespace ember::internal {
+
+DType compute_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::BFloat16:
+    case DType::Float16: return kFloat32;
+    case DType::Bool: return kInt64;
+    default: return dtype;
+  }
+}
+
+namespace {
+// Category order: bool < integral < floating.
+int category(DType d) { return d == kBool ? 0 : d == kInt64 ? 1 : 2; }
+// ATen's combine_categories: the higher-priority result wins unless the lower one is of a
+// higher category, in which case they are promoted together.
+DType combine(DType higher, DType lower) {
+  if (is_floating_point(higher)) return higher;
+  if (higher == kBool || is_floating_point(lower)) return promote_types(higher, lower);
+  return higher;
+}
+DType wrapped_number_dtype(Scalar s) { return s.is_floating_point() ? kFloat32 : s.is_integral() ? kInt64 : kBool; }
+}  // namespace
+
+DType result_type(const Tensor& a, const Tensor& b) {
+  const bool a_dims = a.dim() > 0, b_dims = b.dim() > 0;
+  if (a_dims == b_dims) return promote_types(a.dtype(), b.dtype());
+  const Tensor& dimensioned = a_dims ? a : b;
+  const Tensor& zero_dim = a_dims ? b : a;
+  if (category(zero_dim.dtype()) > category(dimensioned.dtype())) return combine(dimensioned.dtype(), zero_dim.dtype());
+  return dimensioned.dtype();
+}
+
+DType result_type(const Tensor& a, Scalar b) {
+  DType number = wrapped_number_dtype(b);
+  if (category(number) > category(a.dtype())) return combine(a.dtype(), number);
+  return a.dtype();
+}
+
+void check_can_cast(DType result, DType out) {
+  const bool narrows = (is_floating_point(result) && !is_floating_point(out)) || (result != kBool && out == kBool);
+  EMBER_CHECK(!narrows, "result type ", scalar_type_name(result), " can't be cast to the desired output type ",
+              scalar_type_name(out));
+}
+
+}  // namespace ember::internal
