@@ -3,9 +3,9 @@
 // kernel in the compute dtype (16-bit floats compute in float32 and round once); the dispatcher
 // then records AddBackward0 if an input requires grad. In-place forms (`a += b`) run the same
 // kernel into `a`, and the dispatcher bumps its version counter.
-#include "core/memory_overlap.h"
 #include "device_checks.h"
 #include "dispatch.h"
+#include "elementwise.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
 #include "shape_rules.h"
@@ -20,109 +20,6 @@ using kernels::UnaryOp;
 
 namespace {
 
-DType binary_result_dtype(BinaryOp op, DType promoted) {
-  // True division of integers gives the default floating dtype.
-  if (op == BinaryOp::Div && !is_floating_point(promoted)) return kFloat32;
-  return promoted;
-}
-
-// ATen's sub_check, made before anything else about the operands (a number counts as a tensor of
-// its kind: `mask - True` is two bools).
-void check_bool_subtraction(BinaryOp op, DType a, DType b) {
-  if (op != BinaryOp::Sub) return;
-  EMBER_CHECK(a != kBool || b != kBool,
-              "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or `logical_xor()` "
-              "operator instead.");
-  EMBER_CHECK(a != kBool && b != kBool,
-              "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a "
-              "mask, use the `~` or `logical_not()` operator instead.");
-}
-
-void check_alpha(Scalar alpha, DType result) {
-  EMBER_CHECK(is_floating_point(result) || !alpha.is_floating_point(),
-              "For integral input tensors, argument alpha must not be a floating point number.");
-}
-
-// a (op) b into a fresh tensor of dtype `result`.
-Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
-  if ((result == kBFloat16 || result == kFloat16) && alpha.to_double() != 1) {
-    // PyTorch's 16-bit add and sub take alpha in the result's dtype. bfloat16 then computes
-    // a + alpha * b in float32 and rounds once; float16 (c10::Half arithmetic) rounds alpha * b
-    // to float16 first.
-    const Tensor alpha_in_dtype = internal::scalar(alpha, result);
-    if (result == kFloat16)
-      return compute_binary(op, a, compute_binary(BinaryOp::Mul, b, alpha_in_dtype, 1, result), 1, result);
-    alpha = alpha_in_dtype.item<double>();
-  }
-  const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
-  const DType compute = internal::compute_dtype(result);
-  Tensor out = internal::new_elementwise_output(shape, compute, a.device(), a, b);
-  const kernels::KernelTable& kernels = kernels::on(out.device());
-  if (a.dtype() == compute && b.dtype() == compute && a.sizes() == shape && b.sizes() == shape) {
-    kernels.binary(op, out, a, b, alpha);  // the common case: nothing to convert or broadcast
-    return out;
-  }
-  // TensorIterator casts every operand to the result's dtype first, so a float32 operand of a
-  // bfloat16 result is rounded to bfloat16 before the op computes in float32.
-  auto operand = [&](const Tensor& t) {
-    const Tensor in_result = compute != result ? internal::converted(t, result) : t;
-    return internal::broadcast_to(internal::converted(in_result, compute), shape);
-  };
-  kernels.binary(op, out, operand(a), operand(b), alpha);
-  return internal::converted(out, result);
-}
-
-Tensor binary_op(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
-  internal::check_same_device(a, b);
-  check_bool_subtraction(op, a.dtype(), b.dtype());
-  const DType result = binary_result_dtype(op, internal::result_type(a, b));
-  check_alpha(alpha, result);
-  return compute_binary(op, a, b, alpha, result);
-}
-
-// `a (op) number`: the number becomes a 0-dim tensor of the result dtype (a "wrapped number"), so
-// for a bfloat16 or float16 tensor it is rounded to that dtype before the op computes in float32,
-// as in PyTorch: bf16(x) * 0.1 is x * bf16(0.1) rounded once.
-DType scalar_result_dtype(BinaryOp op, const Tensor& a, Scalar b) {
-  return binary_result_dtype(op, internal::result_type(a, b));
-}
-Tensor wrapped_number(BinaryOp op, const Tensor& a, Scalar b) {
-  return internal::scalar(b, scalar_result_dtype(op, a, b));
-}
-Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
-  check_bool_subtraction(op, a.dtype(), b.kind());
-  return compute_binary(op, a, wrapped_number(op, a, b), 1, scalar_result_dtype(op, a, b));
-}
-
-// self = self (op) other, computed in self's dtype.
-void inplace_binary(BinaryOp op, const Tensor& self, const Tensor& other, Scalar alpha) {
-  internal::check_same_device(self, other);
-  check_bool_subtraction(op, self.dtype(), other.dtype());
-  internal::check_writable(self, other);
-  // TensorIterator's order: overlap, then shape, then dtype.
-  const Dims shape = broadcast_shapes(self.sizes(), other.sizes());
-  EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
-              " doesn't match the broadcast shape ", to_string(shape));
-  const DType result = binary_result_dtype(op, internal::result_type(self, other));
-  internal::check_can_cast(result, self.dtype());
-  check_alpha(alpha, result);
-  const kernels::KernelTable& kernels = kernels::on(self.device());
-  if (internal::compute_dtype(self.dtype()) == self.dtype() && self.dtype() == result)
-    kernels.binary(op, self, self, internal::broadcast_to(internal::converted(other, self.dtype()), shape), alpha);
-  else kernels.copy(self, compute_binary(op, self, other, alpha, result));
-}
-
-void inplace_scalar(BinaryOp op, const Tensor& self, Scalar other) {
-  check_bool_subtraction(op, self.dtype(), other.kind());
-  internal::check_writable(self, Tensor());
-  internal::check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
-  Tensor number = internal::scalar(other, self.dtype());  // a wrapped number, as in scalar_op
-  const kernels::KernelTable& kernels = kernels::on(self.device());
-  if (internal::compute_dtype(self.dtype()) == self.dtype())
-    kernels.binary(op, self, self, internal::broadcast_to(number, self.sizes()), 1);
-  else kernels.copy(self, compute_binary(op, self, number, 1, self.dtype()));
-}
-
 // What an in-place mul_/div_ saves, before it writes: other's gradient needs self's old value
 // (a copy, only when other requires grad); saving other itself when it is self would make self's
 // own grad_fn own self (x.mul_(x)), so it is saved as this node's output 0, which is what self
@@ -135,87 +32,63 @@ Backward save_inplace_product(const Tensor& self, const Tensor& other) {
           other.is_same(self) ? autograd::SavedTensor::output(other, 0) : autograd::SavedTensor(other)};
 }
 
-// Unary math into a `result` of the given dtype, computed in its compute dtype (16-bit floats in
-// float32, bool in int64). The output takes a's layout; the kernel runs over input and output as
-// flat arrays of the same order.
-Tensor unary_op(UnaryOp op, const Tensor& a, DType result, double exponent = 0) {
-  const DType compute = internal::compute_dtype(result);
-  Tensor out = internal::new_elementwise_output(a.sizes(), compute, a.device(), a);
-  Tensor input = internal::with_layout(a, compute, out.strides());
-  kernels::on(out.device()).unary(op, out, input, exponent);
-  return internal::converted(out, result);
-}
-
-Tensor compare_op(CompareOp op, const Tensor& a, const Tensor& b) {
-  internal::check_same_device(a, b);
-  const DType compute = internal::compute_dtype(internal::result_type(a, b));
-  const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
-  Tensor out = internal::new_elementwise_output(shape, kBool, a.device(), a, b);
-  kernels::on(out.device())
-      .compare(op, out, internal::broadcast_to(internal::converted(a, compute), shape),
-               internal::broadcast_to(internal::converted(b, compute), shape));
-  return out;
-}
-
-// exp, log, sqrt, ...: integers and bool give the default floating dtype.
-DType floating_result(const Tensor& a) { return a.is_floating_point() ? a.dtype() : kFloat32; }
-
 // ---- the op structs (dispatch.h) ----
 struct Add : FunctionalOp {
   static constexpr const char* name = "aten::add";
   static Tensor compute(const Tensor& a, const Tensor& b, Scalar alpha) {
-    return binary_op(BinaryOp::Add, a, b, alpha);
+    return elementwise::binary(BinaryOp::Add, a, b, alpha);
   }
   static AddBackward0 save(const Tensor&, const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
 };
 struct Sub : FunctionalOp {
   static constexpr const char* name = "aten::sub";
   static Tensor compute(const Tensor& a, const Tensor& b, Scalar alpha) {
-    return binary_op(BinaryOp::Sub, a, b, alpha);
+    return elementwise::binary(BinaryOp::Sub, a, b, alpha);
   }
   static SubBackward0 save(const Tensor&, const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
 };
 struct Mul : FunctionalOp {
   static constexpr const char* name = "aten::mul";
-  static Tensor compute(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Mul, a, b, 1); }
+  static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Mul, a, b, 1); }
   static MulBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
 };
 struct Div : FunctionalOp {
   static constexpr const char* name = "aten::div";
-  static Tensor compute(const Tensor& a, const Tensor& b) { return binary_op(BinaryOp::Div, a, b, 1); }
+  static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Div, a, b, 1); }
   static DivBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
 };
 // With a number: PyTorch's Python API wraps it as a 0-dim tensor, so the nodes are the same.
 struct AddNumber : FunctionalOp {
   static constexpr const char* name = "aten::add";
-  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Add, a, b); }
+  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Add, a, b); }
   static AddBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
 };
 struct SubNumber : FunctionalOp {
   static constexpr const char* name = "aten::sub";
-  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Sub, a, b); }
+  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Sub, a, b); }
   static SubBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
 };
 struct MulNumber : FunctionalOp {
   static constexpr const char* name = "aten::mul";
-  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Mul, a, b); }
+  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Mul, a, b); }
   static MulBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
-    return {{}, wrapped_number(BinaryOp::Mul, a, b)};
+    return {{}, elementwise::wrapped_number(BinaryOp::Mul, a, b)};
   }
 };
 struct DivNumber : FunctionalOp {
   static constexpr const char* name = "aten::div";
-  static Tensor compute(const Tensor& a, Scalar b) { return scalar_op(BinaryOp::Div, a, b); }
+  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Div, a, b); }
   static DivBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
-    return {{}, wrapped_number(BinaryOp::Div, a, b)};
+    return {{}, elementwise::wrapped_number(BinaryOp::Div, a, b)};
   }
 };
 struct Rsub : FunctionalOp {  // b - a
   static constexpr const char* name = "aten::rsub";
   static Tensor compute(const Tensor& a, Scalar b) {
-    check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
+    elementwise::check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
     const DType result = internal::result_type(a, b);
-    return compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1, result);
+    return elementwise::compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1,
+                                       result);
   }
   static RsubBackward1 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
 };
@@ -225,7 +98,7 @@ struct Neg : FunctionalOp {
   static Tensor compute(const Tensor& a) {
     EMBER_CHECK(a.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are "
                                     "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
-    return unary_op(UnaryOp::Neg, a, a.dtype());
+    return elementwise::unary(UnaryOp::Neg, a, a.dtype());
   }
   static NegBackward0 save(const Tensor&, const Tensor&) { return {}; }
 };
@@ -233,36 +106,46 @@ struct Neg : FunctionalOp {
 struct Exp : FunctionalOp {
   static constexpr const char* name = "aten::exp";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Exp, a, floating_result(a)); }
+  static Tensor compute(const Tensor& a) {
+    return elementwise::unary(UnaryOp::Exp, a, elementwise::floating_result(a));
+  }
   static ExpBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Log : FunctionalOp {
   static constexpr const char* name = "aten::log";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Log, a, floating_result(a)); }
+  static Tensor compute(const Tensor& a) {
+    return elementwise::unary(UnaryOp::Log, a, elementwise::floating_result(a));
+  }
   static LogBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
 };
 struct Sqrt : FunctionalOp {
   static constexpr const char* name = "aten::sqrt";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sqrt, a, floating_result(a)); }
+  static Tensor compute(const Tensor& a) {
+    return elementwise::unary(UnaryOp::Sqrt, a, elementwise::floating_result(a));
+  }
   static SqrtBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Relu : FunctionalOp {
   static constexpr const char* name = "aten::relu";
   static Tensor compute(const Tensor& a) {
     EMBER_CHECK(a.dtype() != kBool, "Boolean inputs not supported for relu");
-    return unary_op(UnaryOp::Relu, a, a.dtype());
+    return elementwise::unary(UnaryOp::Relu, a, a.dtype());
   }
   static ReluBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Sigmoid : FunctionalOp {
   static constexpr const char* name = "aten::sigmoid";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Sigmoid, a, floating_result(a)); }
+  static Tensor compute(const Tensor& a) {
+    return elementwise::unary(UnaryOp::Sigmoid, a, elementwise::floating_result(a));
+  }
   static SigmoidBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Tanh : FunctionalOp {
   static constexpr const char* name = "aten::tanh";
-  static Tensor compute(const Tensor& a) { return unary_op(UnaryOp::Tanh, a, floating_result(a)); }
+  static Tensor compute(const Tensor& a) {
+    return elementwise::unary(UnaryOp::Tanh, a, elementwise::floating_result(a));
+  }
   static TanhBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 struct Pow : FunctionalOp {
@@ -272,7 +155,7 @@ struct Pow : FunctionalOp {
     EMBER_CHECK(a.is_floating_point() || exponent.is_floating_point() || exponent.to_int() >= 0,
                 "Integers to negative integer powers are not allowed.");
     // Promoted as `a op number`: an integer (or bool) tensor to an integer power is int64.
-    return unary_op(UnaryOp::Pow, a, internal::result_type(a, exponent), exponent.to_double());
+    return elementwise::unary(UnaryOp::Pow, a, internal::result_type(a, exponent), exponent.to_double());
   }
   static PowBackward0 save(const Tensor&, const Tensor& a, Scalar exponent) { return {a, exponent.to_double()}; }
 };
@@ -286,9 +169,9 @@ struct Compare : FunctionalOp {
                                       : op == CompareOp::Le ? "aten::le"
                                       : op == CompareOp::Gt ? "aten::gt"
                                                             : "aten::ge";
-  static Tensor compute(const Tensor& a, const Tensor& b) { return compare_op(op, a, b); }
+  static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::compare(op, a, b); }
   static Tensor compute(const Tensor& a, Scalar b) {
-    return compare_op(op, a, internal::scalar(b, internal::result_type(a, b)));
+    return elementwise::compare(op, a, internal::scalar(b, internal::result_type(a, b)));
   }
 };
 
@@ -338,51 +221,63 @@ struct ThresholdBackward : FunctionalOp {
 struct AddInPlace : InPlaceOp {
   static constexpr const char* name = "aten::add_";
   static void compute(const Tensor& self, const Tensor& other, Scalar alpha) {
-    inplace_binary(BinaryOp::Add, self, other, alpha);
+    elementwise::binary_in_place(BinaryOp::Add, self, other, alpha);
   }
   static AddBackward0 save(const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
 };
 struct SubInPlace : InPlaceOp {
   static constexpr const char* name = "aten::sub_";
   static void compute(const Tensor& self, const Tensor& other, Scalar alpha) {
-    inplace_binary(BinaryOp::Sub, self, other, alpha);
+    elementwise::binary_in_place(BinaryOp::Sub, self, other, alpha);
   }
   static SubBackward0 save(const Tensor&, const Tensor&, Scalar alpha) { return {alpha}; }
 };
 struct MulInPlace : InPlaceOp {
   static constexpr const char* name = "aten::mul_";
-  static void compute(const Tensor& self, const Tensor& other) { inplace_binary(BinaryOp::Mul, self, other, 1); }
+  static void compute(const Tensor& self, const Tensor& other) {
+    elementwise::binary_in_place(BinaryOp::Mul, self, other, 1);
+  }
   static MulBackward0 save(const Tensor& self, const Tensor& other) {
     return save_inplace_product<MulBackward0>(self, other);
   }
 };
 struct DivInPlace : InPlaceOp {
   static constexpr const char* name = "aten::div_";
-  static void compute(const Tensor& self, const Tensor& other) { inplace_binary(BinaryOp::Div, self, other, 1); }
+  static void compute(const Tensor& self, const Tensor& other) {
+    elementwise::binary_in_place(BinaryOp::Div, self, other, 1);
+  }
   static DivBackward0 save(const Tensor& self, const Tensor& other) {
     return save_inplace_product<DivBackward0>(self, other);
   }
 };
 struct AddNumberInPlace : InPlaceOp {
   static constexpr const char* name = "aten::add_";
-  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Add, self, other); }
+  static void compute(const Tensor& self, Scalar other) {
+    elementwise::binary_with_number_in_place(BinaryOp::Add, self, other);
+  }
   static AddBackward0 save(const Tensor&, Scalar) { return {1}; }
 };
 struct SubNumberInPlace : InPlaceOp {
   static constexpr const char* name = "aten::sub_";
-  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Sub, self, other); }
+  static void compute(const Tensor& self, Scalar other) {
+    elementwise::binary_with_number_in_place(BinaryOp::Sub, self, other);
+  }
   static SubBackward0 save(const Tensor&, Scalar) { return {1}; }
 };
 struct MulNumberInPlace : InPlaceOp {
   static constexpr const char* name = "aten::mul_";
-  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Mul, self, other); }
+  static void compute(const Tensor& self, Scalar other) {
+    elementwise::binary_with_number_in_place(BinaryOp::Mul, self, other);
+  }
   static MulBackward0 save(const Tensor& self, Scalar other) {
     return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
   }
 };
 struct DivNumberInPlace : InPlaceOp {
   static constexpr const char* name = "aten::div_";
-  static void compute(const Tensor& self, Scalar other) { inplace_scalar(BinaryOp::Div, self, other); }
+  static void compute(const Tensor& self, Scalar other) {
+    elementwise::binary_with_number_in_place(BinaryOp::Div, self, other);
+  }
   static DivBackward0 save(const Tensor& self, Scalar other) {
     return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
   }
