@@ -9,80 +9,30 @@
 // (match_input), so the rule for `a + b` is just {g, g}. The engine runs these with grad mode off.
 //
 // `saved()` lists a node's saved tensors so the engine can free them after backward (PyTorch's
-// release_variables). Adding a node = adding a struct here and to `BackwardFunction` below; a
-// node without `apply` does not compile.
+// release_variables); a node that saves none has no saved(). Adding a node = adding a struct here
+// and to `BackwardFunction` (node.h); a node without `apply` does not compile. The formulas too
+// long for a line are in formula_helpers.cpp.
 #pragma once
-#include <functional>
-#include <memory>
-#include <tuple>
-#include <variant>
-#include <vector>
-
+#include "formula_helpers.h"
 #include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {
 
-struct Node;
-using Grads = std::vector<Tensor>;
-
-// Which inputs of a node want a gradient (its edges that lead somewhere).
-struct Needs {
-  const std::vector<bool>& wanted;
-  bool operator[](size_t input) const { return input < wanted.size() && wanted[input]; }
-};
-
-// A layout in storage elements: what as_strided takes.
-struct Geometry {
-  Dims sizes;
-  Dims strides;
-  int64_t offset = 0;
-};
-
-// Helpers the rules share (derivatives.cpp).
-Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
-Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim);
-// g placed in `region` (a view of a zero tensor) of `sizes`: ATen's select_backward and
-// slice_backward, which write below autograd, so the result is at version 0 as in PyTorch.
-Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region);
-Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
-Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
-                          const Tensor& weight, const Dims& normalized_shape);
-Tensor nll_loss_backward(const Tensor& g, const Tensor& target, const Dims& self_sizes, Reduction reduction,
-                         int64_t ignore_index, int64_t total_weight);
-Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base);
-// The gradients of mat1 @ mat2: g @ mat2^T and mat1^T @ g, each computed transposed when its
-// input was column-major (linear's weight.t()) so that it comes out laid out like the input, as
-// ATen's mm_mat1_backward and mm_mat2_backward do (a weight's gradient is then contiguous).
-bool is_column_major(const Tensor& matrix);
-Tensor mm_mat1_backward(const Tensor& g, const Tensor& mat2, bool mat1_column_major);
-Tensor mm_mat2_backward(const Tensor& g, const Tensor& mat1, bool mat2_column_major);
-
-// ---- leaves ----
-struct AccumulateGrad {  // adds the incoming gradient into the leaf's .grad
-  static constexpr const char* name = "torch::autograd::AccumulateGrad";
-  std::shared_ptr<TensorImpl> variable;
-  auto saved() { return std::tie(); }
-  Grads apply(const Tensor& g, Needs) const;
-};
-
 // ---- arithmetic ----
 struct AddBackward0 {  // self + alpha * other
   static constexpr const char* name = "AddBackward0";
   Scalar alpha = 1;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs needs) const { return {g, needs[1] ? scaled(g, alpha) : Tensor()}; }
 };
 struct SubBackward0 {  // self - alpha * other
   static constexpr const char* name = "SubBackward0";
   Scalar alpha = 1;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs needs) const { return {g, needs[1] ? scaled(-g, alpha) : Tensor()}; }
 };
 struct RsubBackward1 {  // other - alpha * self, other a number
   static constexpr const char* name = "RsubBackward1";
   Scalar alpha = 1;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {scaled(-g, alpha)}; }
 };
 struct MulBackward0 {  // self * other; `other` is a 0-dim tensor when it was a number
@@ -104,7 +54,6 @@ struct DivBackward0 {  // self / other
 };
 struct NegBackward0 {
   static constexpr const char* name = "NegBackward0";
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {-g}; }
 };
 
@@ -176,14 +125,12 @@ struct WhereBackward0 {  // inputs: condition, self, other
 struct SumBackward0 {  // sum of all elements
   static constexpr const char* name = "SumBackward0";
   Dims self_sizes;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {g.expand(self_sizes)}; }
 };
 struct SumBackward1 {  // sum over dims
   static constexpr const char* name = "SumBackward1";
   Dims self_sizes, dims;
   bool keepdim = false;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
     return {unsqueeze_reduced(g, dims, self_sizes.size(), keepdim).expand(self_sizes)};
   }
@@ -191,7 +138,6 @@ struct SumBackward1 {  // sum over dims
 struct MeanBackward0 {
   static constexpr const char* name = "MeanBackward0";
   Dims self_sizes;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
     return {g.expand(self_sizes) / static_cast<double>(product(self_sizes))};
   }
@@ -337,7 +283,7 @@ struct NllLossBackward0 {  // -g at each target's log-probability; inputs: self,
   int64_t total_weight = 0;  // targets not ignored: the mean's divisor
   auto saved() { return std::tie(target); }
   Grads apply(const Tensor& g, Needs) const {
-    return {nll_loss_backward(g, target.unpack(), self_sizes, reduction, ignore_index, total_weight)};
+    return {ember::nll_loss_backward(g, target.unpack(), self_sizes, reduction, ignore_index, total_weight)};
   }
 };
 
@@ -346,13 +292,11 @@ struct CatBackward0 {  // each input gets its slice of g
   static constexpr const char* name = "CatBackward0";
   int64_t dim = 0;
   std::vector<Dims> tensors_sizes;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const;
 };
 struct StackBackward0 {
   static constexpr const char* name = "StackBackward0";
   int64_t dim = 0;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
     Grads grads;
     for (int64_t i = 0; i < g.size(dim); ++i) grads.push_back(g.select(dim, i));
@@ -361,12 +305,10 @@ struct StackBackward0 {
 };
 struct ToCopyBackward0 {  // to(dtype) / to(device): the engine casts and moves g back
   static constexpr const char* name = "ToCopyBackward0";
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {g}; }
 };
 struct CloneBackward0 {
   static constexpr const char* name = "CloneBackward0";
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {g}; }
 };
 
@@ -374,7 +316,6 @@ struct CloneBackward0 {
 struct ViewBackward0 {
   static constexpr const char* name = "ViewBackward0";
   Dims self_sizes;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {g.reshape(self_sizes)}; }
 };
 struct ReshapeAliasBackward0 : ViewBackward0 {
@@ -395,24 +336,20 @@ struct UnsqueezeBackward0 : ViewBackward0 {
 struct ExpandBackward0 {  // sum over the broadcast dims
   static constexpr const char* name = "ExpandBackward0";
   Dims self_sizes;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const;
 };
 struct TransposeBackward0 {
   static constexpr const char* name = "TransposeBackward0";
   int64_t dim0 = 0, dim1 = 0;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {g.dim() == 0 ? g : g.transpose(dim0, dim1)}; }
 };
 struct TBackward0 {
   static constexpr const char* name = "TBackward0";
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {g.dim() < 2 ? g : g.t()}; }
 };
 struct PermuteBackward0 {  // the inverse permutation
   static constexpr const char* name = "PermuteBackward0";
   Dims dims;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
     Dims inverse = dims;
     for (int64_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = i;
@@ -423,7 +360,6 @@ struct SelectBackward0 {  // g placed at `index` of a zero tensor
   static constexpr const char* name = "SelectBackward0";
   Dims self_sizes;
   int64_t dim = 0, index = 0;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
     return {embedded(g, self_sizes, [&](const Tensor& t) { return t.select(dim, index); })};
   }
@@ -432,7 +368,6 @@ struct SliceBackward0 {  // g placed in the slice of a zero tensor
   static constexpr const char* name = "SliceBackward0";
   Dims self_sizes;
   int64_t dim = 0, start = 0, end = 0, step = 1;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const {
     return {embedded(g, self_sizes, [&](const Tensor& t) { return t.slice(dim, start, end, step); })};
   }
@@ -440,14 +375,12 @@ struct SliceBackward0 {  // g placed in the slice of a zero tensor
 struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-place on views]
   static constexpr const char* name = "AsStridedBackward0";
   Geometry view, base;
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {as_strided_backward(g, view, base)}; }
 };
 
 // ---- in-place ops: the overwritten values no longer depend on what self held ----
 struct FillBackward2 {
   static constexpr const char* name = "FillBackward2";
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g)}; }
 };
 struct ZeroBackward0 : FillBackward2 {
@@ -470,36 +403,7 @@ struct RandomBackward0 : FillBackward2 {
 };
 struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old values get none
   static constexpr const char* name = "torch::autograd::CopyBackwards";
-  auto saved() { return std::tie(); }
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
 };
-// An in-place op on a view becomes the base's CopySlices: `fn` (the op's own node) applies to the
-// view's region of the base's gradient; the rest passes through. See Note [In-place on views].
-struct CopySlices {
-  static constexpr const char* name = "torch::autograd::CopySlices";
-  Geometry view, base;
-  std::shared_ptr<Node> fn;
-  auto saved() { return std::tie(); }
-  Grads apply(const Tensor& g, Needs) const;
-};
-
-// The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
-using BackwardFunction =
-    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0,
-                 ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0,
-                 TanhBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1,
-                 MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
-                 MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
-                 NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
-                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
-                 ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
-                 AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
-                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
-
-// Every node kind's PyTorch name, in BackwardFunction's order.
-std::vector<std::string> all_node_names();
-
-// Sums `grad` over the dims that were broadcast to reach it from `sizes`.
-Tensor sum_to(const Tensor& grad, const Dims& sizes);
 
 }  // namespace ember::autograd

@@ -7,6 +7,17 @@
 
 namespace ember::autograd {
 
+namespace {
+template <size_t... I>
+std::vector<std::string> names_of(std::index_sequence<I...>) {
+  return {std::variant_alternative_t<I, BackwardFunction>::name...};
+}
+}  // namespace
+
+std::vector<std::string> all_node_names() {
+  return names_of(std::make_index_sequence<std::variant_size_v<BackwardFunction>>());
+}
+
 std::string Node::name() const {
   return std::visit([](const auto& fn) { return std::string(fn.name); }, fn);
 }
@@ -19,7 +30,9 @@ Grads Node::apply(const Tensor& grad_output) const {
 }
 
 void Node::release() {
-  std::visit([](auto& backward) { std::apply([](auto&... saved) { (saved.release(), ...); }, backward.saved()); }, fn);
+  std::visit(
+      [](auto& backward) { std::apply([](auto&... saved) { (saved.release(), ...); }, saved_tensors_of(backward)); },
+      fn);
   if (auto* copy_slices = std::get_if<CopySlices>(&fn)) copy_slices->fn->release();
 }
 
@@ -29,7 +42,8 @@ std::vector<Tensor> Node::saved_tensors() {
     if (saved.is_released()) return;
     if (Tensor t = saved.unpack(); t.defined()) tensors.push_back(t);
   };
-  std::visit([&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, backward.saved()); }, fn);
+  std::visit(
+      [&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, saved_tensors_of(backward)); }, fn);
   if (auto* copy_slices = std::get_if<CopySlices>(&fn))
     for (Tensor& t : copy_slices->fn->saved_tensors()) tensors.push_back(t);
   return tensors;

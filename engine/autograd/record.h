@@ -46,7 +46,7 @@ std::shared_ptr<Node> new_node(Backward backward) {
 // A node running `backward` with an edge for each tensor argument of the op call.
 template <typename Backward, typename... Args>
 std::shared_ptr<Node> make_node(Backward backward, const Args&... args) {
-  std::apply([](auto&... saved) { (saved.set_node_name(Backward::name), ...); }, backward.saved());
+  std::apply([](auto&... saved) { (saved.set_node_name(Backward::name), ...); }, saved_tensors_of(backward));
   auto node = new_node(std::move(backward));
   size_t inputs = 0;
   for_each_tensor([&](const Tensor&) { ++inputs; }, args...);

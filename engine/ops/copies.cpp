@@ -82,6 +82,7 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
 Tensor Tensor::clone(MemoryFormat memory_format) const { return call<Clone>(*this, memory_format); }
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(MemoryFormat::Contiguous); }
 
+void internal::copy_into_new_tensor(const Tensor& fresh, const Tensor& src) { call_on_new_tensor<Copy>(fresh, src); }
 Tensor& Tensor::copy_(const Tensor& src) {
   call<Copy>(*this, src);
   return *this;

@@ -24,9 +24,13 @@ Tensor new_elementwise_output(const Dims& shape, DType dtype, Device device, con
 }
 // A 0-dim tensor holding `value` as `dtype`.
 Tensor scalar(Scalar value, DType dtype, Device device = kCPU);
-// fill_ on a tensor a factory has just made: shown by the profiler, version left at 0 (dispatch.h,
-// call_on_new_tensor; defined with the fill_ op in pointwise.cpp).
+// In-place ops on a tensor (or a view of one) that a factory or a derivative formula has just made:
+// shown by the profiler, version left at 0, as PyTorch runs them below autograd (dispatch.h,
+// call_on_new_tensor). Each is defined beside its op: fill_ (pointwise.cpp), copy_ (copies.cpp),
+// scatter_ along `dim` with index and src of self's sizes but 1 at `dim` (reduce.cpp).
 void fill_new_tensor(const Tensor& fresh, Scalar value);
+void copy_into_new_tensor(const Tensor& fresh, const Tensor& src);
+void scatter_into_new_tensor(const Tensor& fresh, int64_t dim, const Tensor& index, const Tensor& src);
 // PyTorch's checked conversion of a number written into a tensor (fill_, full, scalar_tensor):
 // "value cannot be converted to type int64_t without overflow" for NaN or out-of-range values
 // (infinities are fine for floating dtypes; anything converts to bool).

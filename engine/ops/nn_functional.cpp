@@ -157,6 +157,21 @@ struct NllLoss : FunctionalOp {
   }
 };
 
+// NllLossBackward0's formula: -g (scaled for the mean) at each counted target's log-probability.
+struct NllLossBackward : FunctionalOp {
+  static constexpr const char* name = "aten::nll_loss_backward";
+  static Tensor compute(const Tensor& grad_output, const Tensor& target, const Dims& self_sizes, Reduction reduction,
+                        int64_t ignore_index, int64_t total_weight) {
+    const DType compute = internal::compute_dtype(grad_output.dtype());
+    Tensor grad_input = zeros(self_sizes, Options(compute).device(grad_output.device()));
+    const double scale = reduction == Reduction::Mean ? 1.0 / static_cast<double>(total_weight) : 1.0;
+    kernels::on(grad_output.device())
+        .nll_loss_backward(grad_input, internal::contiguous(internal::converted(grad_output, compute)),
+                           internal::contiguous(target), ignore_index, scale, reduction == Reduction::None);
+    return internal::converted(grad_input, grad_output.dtype());
+  }
+};
+
 }  // namespace
 
 Tensor softmax(const Tensor& a, int64_t dim) { return call<Softmax>(a, dim); }
@@ -178,6 +193,10 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) 
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, int64_t ignore_index) {
   return call<NllLoss>(log_probs, target, reduction, ignore_index).output;
+}
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& target, const Dims& self_sizes, Reduction reduction,
+                         int64_t ignore_index, int64_t total_weight) {
+  return call<NllLossBackward>(grad_output, target, self_sizes, reduction, ignore_index, total_weight);
 }
 
 namespace {

@@ -115,6 +115,9 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction =
 // Negative log-likelihood of class-index targets given log-probabilities [N, C] or [C].
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction = Reduction::Mean,
                 int64_t ignore_index = -100);
+// nll_loss's gradient (NllLossBackward0's formula): total_weight is the count of targets not ignored.
+Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& target, const Dims& self_sizes, Reduction reduction,
+                         int64_t ignore_index, int64_t total_weight);
 // nll_loss(log_softmax(input, class dim), target), as torch.nn.functional.cross_entropy.
 Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
                      int64_t ignore_index = -100);

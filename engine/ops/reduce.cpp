@@ -202,7 +202,26 @@ struct Argmax : FunctionalOp {  // no derivative: the result is indices
   }
 };
 
+// max(dim)'s and min(dim)'s gradient into a fresh zero tensor: self[..., index[..., i, ...], ...] =
+// src[..., i, ...] along `dim`, where index and src have self's sizes but 1 at `dim`.
+struct Scatter : InPlaceOp {
+  static constexpr const char* name = "aten::scatter_";
+  static void compute(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
+    EMBER_INTERNAL_ASSERT(self.is_contiguous(), "scatter_ writes a fresh contiguous tensor");
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d) outer *= self.size(d);
+    for (int64_t d = dim + 1; d < self.dim(); ++d) inner *= self.size(d);
+    kernels::on(self.device())
+        .scatter_rows(self, internal::contiguous(src), internal::contiguous(index), outer,
+                      self.dim() == 0 ? 1 : self.size(dim), inner);
+  }
+};
+
 }  // namespace
+
+void internal::scatter_into_new_tensor(const Tensor& fresh, int64_t dim, const Tensor& index, const Tensor& src) {
+  call_on_new_tensor<Scatter>(fresh, dim, index, src);
+}
 
 Tensor sum(const Tensor& a) { return call<Sum>(a); }
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) { return call<SumDims>(a, dims, keepdim); }

@@ -1,0 +1,49 @@
+// CopySlices and the gradient of an as_strided view (see copy_slices.h). Both work in a zero buffer
+// that covers the view and its base, addressed in storage coordinates.
+#include "copy_slices.h"
+
+#include <algorithm>
+
+#include "node.h"
+
+namespace ember::autograd {
+
+// A zero buffer covering both layouts, so a view's region and its base can be addressed in the
+// same storage coordinates whatever the base's own strides are.
+namespace {
+
+Tensor storage_buffer(const Geometry& a, const Geometry& b, const Tensor& like) {
+  auto last = [](const Geometry& g) {
+    int64_t index = g.offset;
+    for (int64_t d = 0; d < g.sizes.size(); ++d) index += std::max<int64_t>(g.sizes[d] - 1, 0) * g.strides[d];
+    return index;
+  };
+  return zeros({std::max(last(a), last(b)) + 1}, Options(like.dtype()).device(like.device()));
+}
+
+Tensor strided(const Tensor& buffer, const Geometry& g) { return as_strided(buffer, g.sizes, g.strides, g.offset); }
+
+}  // namespace
+
+// The gradient of a view taken by layout alone: g placed in the view's region of a zero base.
+Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base) {
+  Tensor buffer = storage_buffer(view, base, g);
+  strided(buffer, view).copy_(g);
+  return strided(buffer, base).clone();
+}
+
+Grads CopySlices::apply(const Tensor& g, Needs) const {
+  Tensor buffer = storage_buffer(view, base, g);
+  strided(buffer, base).copy_(g);
+  Tensor region = strided(buffer, view);
+  Grads inner_grads = fn->apply(region.clone());
+  for (size_t i = 0; i < inner_grads.size() && i < fn->inputs.size(); ++i)
+    inner_grads[i] = match_input(inner_grads[i], fn->inputs[i], *fn);
+  if (inner_grads[0].defined()) region.copy_(inner_grads[0]);
+  else region.zero_();
+  Grads result{strided(buffer, base).clone()};
+  result.insert(result.end(), inner_grads.begin() + 1, inner_grads.end());
+  return result;
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,95 @@
+// The derivative rules that do not fit on a line of derivatives.h, and the helpers rules share.
+// Like the one-line rules, everything here is written with ember's ops, so a profile shows each
+// step (run with grad mode off by the engine); loops over elements live in kernels/.
+#include "derivatives.h"
+
+#include <algorithm>
+
+#include "ops/new_tensors.h"
+
+namespace ember::autograd {
+
+Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region) {
+  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
+  internal::copy_into_new_tensor(region(grad_input), g);
+  return grad_input;
+}
+
+Tensor scaled(const Tensor& g, Scalar factor) {
+  if (factor.to_double() == 1) return g;
+  return g * factor;
+}
+
+// For reductions over `dims` without keepdim: put the reduced dims back as size 1.
+Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim) {
+  if (keepdim || ndim == 0) return g;
+  std::vector<int64_t> wrapped;
+  if (dims.empty()) {
+    for (int64_t d = 0; d < ndim; ++d) wrapped.push_back(d);
+  } else {
+    for (int64_t d : dims) wrapped.push_back(wrap_dim(d, ndim));
+  }
+  std::sort(wrapped.begin(), wrapped.end());
+  Tensor result = g;
+  for (int64_t d : wrapped) result = result.unsqueeze(d);
+  return result;
+}
+
+// Routes g[..., i, ...] to position indices[..., i, ...] along `dim` of a zero tensor (ATen's
+// value_selecting_reduction_backward: zeros, then scatter_).
+Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim) {
+  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
+  const bool unsqueeze = !keepdim && !sizes.empty();
+  internal::scatter_into_new_tensor(grad_input, dim, unsqueeze ? indices.unsqueeze(dim) : indices,
+                                    unsqueeze ? g.unsqueeze(dim) : g);
+  return grad_input;
+}
+
+Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
+                          const Tensor& weight, const Dims& normalized_shape) {
+  const int64_t n = product(normalized_shape), rows = n == 0 ? 0 : input.numel() / n;
+  const Tensor x2 = input.reshape({rows, n}), g2 = g.reshape({rows, n});
+  const Tensor x_hat = (x2 - mean.unsqueeze(1)) * rstd.unsqueeze(1);
+  const Tensor g_hat = weight.defined() ? g2 * weight.reshape({1, n}) : g2;
+  const Tensor dx = rstd.unsqueeze(1) * (g_hat - g_hat.mean({1}, true) - x_hat * (g_hat * x_hat).mean({1}, true));
+  return {dx.reshape(input.sizes()), (g2 * x_hat).sum({0}).reshape(normalized_shape),
+          g2.sum({0}).reshape(normalized_shape)};
+}
+
+bool is_column_major(const Tensor& matrix) {
+  return matrix.dim() == 2 && matrix.stride(0) == 1 && matrix.stride(1) == matrix.size(0);
+}
+Tensor mm_mat1_backward(const Tensor& g, const Tensor& mat2, bool mat1_column_major) {
+  return mat1_column_major ? mat2.mm(g.t()).t() : g.mm(mat2.t());
+}
+Tensor mm_mat2_backward(const Tensor& g, const Tensor& mat1, bool mat2_column_major) {
+  return mat2_column_major ? g.t().mm(mat1).t() : mat1.t().mm(g);
+}
+
+Grads CatBackward0::apply(const Tensor& g, Needs) const {
+  Grads grads;
+  int64_t offset = 0;
+  for (const Dims& sizes : tensors_sizes) {
+    if (sizes.size() == 1 && sizes[0] == 0 && g.dim() != 1) {  // a skipped legacy empty input
+      grads.push_back(Tensor());
+      continue;
+    }
+    grads.push_back(g.narrow(dim, offset, sizes[dim]));
+    offset += sizes[dim];
+  }
+  return grads;
+}
+
+Grads ExpandBackward0::apply(const Tensor& g, Needs) const { return {sum_to(g, self_sizes)}; }
+
+Tensor sum_to(const Tensor& grad, const Dims& sizes) {
+  if (grad.sizes() == sizes) return grad;
+  const int64_t lead = grad.dim() - sizes.size();
+  Dims reduce;
+  for (int64_t d = 0; d < grad.dim(); ++d)
+    if (d < lead || (sizes[d - lead] == 1 && grad.size(d) != 1)) reduce.push_back(d);
+  Tensor reduced = reduce.empty() ? grad : grad.sum(reduce, true);
+  return lead > 0 ? reduced.view(sizes) : reduced;  // ATen's sum_to: the keepdim sum is contiguous
+}
+
+}  // namespace ember::autograd

@@ -1,0 +1,56 @@
+// What every derivative formula works with (derivatives.h): the gradients it returns, which of its
+// inputs want one, and the helpers several formulas share, as PyTorch's FunctionsManual.h holds the
+// formulas too long for derivatives.yaml.
+#pragma once
+#include <functional>
+#include <tuple>
+#include <vector>
+
+#include "ops/ops.h"
+
+namespace ember::autograd {
+
+struct Node;
+using Grads = std::vector<Tensor>;
+
+// Which inputs of a node want a gradient (its edges that lead somewhere).
+struct Needs {
+  const std::vector<bool>& wanted;
+  bool operator[](size_t input) const { return input < wanted.size() && wanted[input]; }
+};
+
+// A layout in storage elements: what as_strided takes.
+struct Geometry {
+  Dims sizes;
+  Dims strides;
+  int64_t offset = 0;
+};
+
+// Helpers the formulas share (formula_helpers.cpp, copy_slices.cpp).
+Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
+Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim);
+// g placed in `region` (a view of a zero tensor) of `sizes`: ATen's select_backward and
+// slice_backward, which write below autograd, so the result is at version 0 as in PyTorch.
+Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region);
+Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
+Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
+                          const Tensor& weight, const Dims& normalized_shape);
+Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base);
+// The gradients of mat1 @ mat2: g @ mat2^T and mat1^T @ g, each computed transposed when its
+// input was column-major (linear's weight.t()) so that it comes out laid out like the input, as
+// ATen's mm_mat1_backward and mm_mat2_backward do (a weight's gradient is then contiguous).
+bool is_column_major(const Tensor& matrix);
+Tensor mm_mat1_backward(const Tensor& g, const Tensor& mat2, bool mat1_column_major);
+Tensor mm_mat2_backward(const Tensor& g, const Tensor& mat1, bool mat2_column_major);
+// Sums `grad` over the dims that were broadcast to reach it from `sizes`.
+Tensor sum_to(const Tensor& grad, const Dims& sizes);
+
+// A node's saved tensors: its saved(), or none for a node that keeps no tensor (the engine frees
+// and lists them through this).
+template <typename Backward>
+auto saved_tensors_of(Backward& backward) {
+  if constexpr (requires { backward.saved(); }) return backward.saved();
+  else return std::tie();
+}
+
+}  // namespace ember::autograd
