@@ -7,7 +7,7 @@
 #include <memory>
 #include <mutex>
 
-#include "caching_allocator.h"
+#include "core/caching_allocator.h"
 #include "core/cuda_backend.h"
 #include "core/error.h"
 

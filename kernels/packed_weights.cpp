@@ -25,7 +25,7 @@ namespace {
 
 std::atomic<WeightPacking> packing_policy{WeightPacking::IntoBlockedLayouts};
 std::atomic<int64_t> packings{0};
-std::mutex slots_mutex;  // guards every storage's packed_weight slot
+std::mutex slots_mutex;  // guards every storage's kernel_cache slot
 
 std::vector<int64_t> layout_of(const Tensor& t) {
   std::vector<int64_t> layout{static_cast<int64_t>(t.dtype()), t.storage_offset()};
@@ -60,12 +60,14 @@ WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain, c
   std::vector<int64_t> layout = layout_of(b);
 
   std::lock_guard<std::mutex> lock(slots_mutex);
-  std::shared_ptr<PackedWeight>& slot = impl.storage->packed_weight;
+  std::shared_ptr<void>& stored = impl.storage->kernel_cache;  // only this file stores a PackedWeight there
+  std::shared_ptr<PackedWeight> slot = std::static_pointer_cast<PackedWeight>(stored);
   if (!slot || !describes(*slot, impl.version_counter, version, layout)) {  // a first use, or a changed weight
     slot = std::make_shared<PackedWeight>();
     slot->counter = impl.version_counter;
     slot->version = version;
     slot->layout = std::move(layout);
+    stored = slot;
     return unpacked;
   }
   PackedWeight& entry = *slot;

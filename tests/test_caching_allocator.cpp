@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "cuda/caching_allocator.h"
+#include "core/caching_allocator.h"
 
 using namespace ember;
 using namespace ember::cuda;

@@ -4,7 +4,6 @@
 #include <array>
 #include <unordered_map>
 
-#include "autograd/autograd_meta.h"
 #include "core/cuda_backend.h"
 #include "core/warning.h"
 
@@ -37,10 +36,7 @@ DeviceState& of(DeviceType device_type) { return state.devices[static_cast<size_
 
 void update_active() { autocast::active = of(DeviceType::CPU).enabled || of(DeviceType::CUDA).enabled; }
 
-bool is_weight(const Tensor& t) {
-  const autograd::AutogradMeta* meta = t.impl()->autograd_meta.get();
-  return t.dtype() == kFloat32 && t.requires_grad() && t.is_leaf() && !(meta && meta->is_view);
-}
+bool is_weight(const Tensor& t) { return t.dtype() == kFloat32 && t.requires_grad() && t.is_leaf() && !t._is_view(); }
 
 }  // namespace
 

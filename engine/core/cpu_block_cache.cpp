@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cuda/caching_allocator.h"
+#include "core/caching_allocator.h"
 #include "error.h"
 
 namespace ember::cpu_block_cache {

@@ -11,10 +11,6 @@
 
 namespace ember {
 
-namespace kernels::cpu {
-struct PackedWeight;
-}
-
 struct Storage {
   Storage(int64_t nbytes, Device device) : data(allocate_bytes(device, nbytes)), nbytes(nbytes), device(device) {}
   ~Storage() { free_bytes(device, data, nbytes); }
@@ -28,9 +24,10 @@ struct Storage {
   void* data;
   int64_t nbytes;
   const Device device;
-  // A matmul's rearranged copy of these bytes, kept while they are unchanged and dropped with them
-  // (kernels/packed_weights.h); null for almost every storage.
-  std::shared_ptr<kernels::cpu::PackedWeight> packed_weight;
+  // A kernel's data derived from these bytes, kept while they are unchanged and dropped with them:
+  // today only a matmul's packed copy of a weight, which kernels/packed_weights.cpp alone stores
+  // and reads here. Null for almost every storage.
+  std::shared_ptr<void> kernel_cache;
 };
 
 }  // namespace ember

@@ -19,7 +19,7 @@
 #include <set>
 #include <string>
 
-#include "core/cuda_backend.h"
+#include "cuda_backend.h"
 
 namespace ember::cuda {
 

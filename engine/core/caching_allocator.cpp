@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "core/error.h"
+#include "error.h"
 
 namespace ember::cuda {
 
