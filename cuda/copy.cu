@@ -1,7 +1,7 @@
 // Copy (with any dtype conversion and any strides) and fill on the GPU. A same-dtype contiguous
 // copy is one cudaMemcpy; everything else is one grid-stride loop.
 #include "device_loops.cuh"
-#include "kernels.h"
+#include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
 

@@ -1,7 +1,7 @@
 // Element-wise kernels on the GPU: one grid-stride loop each (device_loops.cuh), the formulas of
 // kernels/elementwise.cpp. Integer arithmetic wraps around as in PyTorch (through uint64_t).
 #include "device_loops.cuh"
-#include "kernels.h"
+#include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
 namespace {

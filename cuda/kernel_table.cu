@@ -1,5 +1,4 @@
-// The CUDA kernel table: every entry of kernels/backend.h pointed at its cuda/ kernel.
-#include "kernels.h"
+// The CUDA kernel table: every line of kernels/kernel_list.h pointed at its cuda/ kernel.
 #include "kernels/backend.h"
 
 namespace ember::kernels {

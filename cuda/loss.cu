@@ -3,7 +3,7 @@
 // own CUDA kernel asserts on the device instead, which kills the process).
 #include "core/allocator.h"
 #include "device_loops.cuh"
-#include "kernels.h"
+#include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
 

@@ -15,7 +15,7 @@
 
 #include "core/cuda_backend.h"
 #include "device_loops.cuh"
-#include "kernels.h"
+#include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
 namespace {

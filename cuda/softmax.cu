@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "device_loops.cuh"
-#include "kernels.h"
+#include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
 namespace {

@@ -4,16 +4,14 @@
 // A device without an entry yet raises "'gemm' has no CUDA kernel yet" from here.
 //
 // Kernels compute; they never call back into the op layer. Their inputs arrive prepared by the op
-// (broadcast, converted to the compute dtype, laid out as the kernel's header says).
+// (broadcast, converted to the compute dtype, laid out as kernel_list.h says).
 // The samplers in distributions.h are not in the table: they draw from the CPU generator, and a
-// CUDA tensor is filled on the host and copied over (engine/random.cpp).
+// CUDA tensor is filled on the host and copied over (ops/random.cpp).
 #pragma once
 #include <algorithm>
 #include <cstdint>
 
-#include "core/tensor.h"
-#include "elementwise.h"
-#include "reduce.h"
+#include "kernel_list.h"
 
 namespace ember::kernels {
 
@@ -43,38 +41,14 @@ class Kernel<Result(Args...)> {
   Result (*fn_)(Args...) = nullptr;
 };
 
+// One slot per line of kernel_list.h, filled by each device in one screen (kernels/backend.cpp,
+// cuda/kernel_table.cu).
 struct KernelTable {
   explicit KernelTable(const char* device_name) : device_name(device_name) {}
   const char* device_name;
-#define EMBER_KERNEL(name, signature) \
-  Kernel<signature> name { #name, device_name }
-  // ---- element-wise (elementwise.h): out already has the broadcast shape ----
-  EMBER_KERNEL(binary, void(BinaryOp, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha));
-  EMBER_KERNEL(compare, void(CompareOp, const Tensor& out, const Tensor& a, const Tensor& b));
-  EMBER_KERNEL(unary, void(UnaryOp, const Tensor& out, const Tensor& in, double exponent));
-  EMBER_KERNEL(where, void(const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b));
-  // relu's gradient in one pass.
-  EMBER_KERNEL(threshold_backward, void(const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold));
-  // ---- copies (copy.h) ----
-  EMBER_KERNEL(copy, void(const Tensor& dst, const Tensor& src));
-  EMBER_KERNEL(fill, void(const Tensor& dst, Scalar value));
-  // ---- rows of a contiguous [outer, inner] matrix (reduce.h, softmax.h, layer_norm.h, loss.h) ----
-  EMBER_KERNEL(reduce_rows, void(ReduceOp, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values,
-                                 const Tensor& indices));
-  EMBER_KERNEL(sum_columns, void(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums));
-  EMBER_KERNEL(scatter_rows, void(const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer,
-                                  int64_t size, int64_t inner));
-  EMBER_KERNEL(softmax_rows, void(const Tensor& out, const Tensor& in, int64_t rows, int64_t n, bool log));
-  EMBER_KERNEL(layer_norm_rows, void(const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x,
-                                     const Tensor& weight, const Tensor& bias, int64_t rows, int64_t n, double eps));
-  EMBER_KERNEL(nll_loss_forward,
-               int64_t(const Tensor& losses, const Tensor& log_probs, const Tensor& target, int64_t ignore_index));
-  EMBER_KERNEL(nll_loss_backward, void(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target,
-                                       int64_t ignore_index, double scale, bool per_sample));
-  // ---- matrix products (matmul.h) ----
-  EMBER_KERNEL(gemm, void(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
-                          const Tensor& bias));
-#undef EMBER_KERNEL
+#define EMBER_KERNEL_SLOT(name, result, parameters) Kernel<result parameters> name{#name, device_name};
+  EMBER_KERNELS(EMBER_KERNEL_SLOT)
+#undef EMBER_KERNEL_SLOT
 };
 
 // The operand layout every gemm kernel reads directly: a unit stride in one of the two inner dims

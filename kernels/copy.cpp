@@ -1,5 +1,6 @@
 // Element copy and fill on the CPU through the strided loop of loops.h.
-#include "copy.h"
+#include "convert.h"
+#include "kernel_list.h"
 
 #include <cstring>
 #include <limits>

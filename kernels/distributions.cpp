@@ -15,7 +15,8 @@
 #include <vector>
 
 #include "approximate_math.h"
-#include "copy.h"
+#include "convert.h"
+#include "kernel_list.h"
 #include "visit_dtype.h"
 
 namespace ember::kernels {

@@ -1,7 +1,7 @@
 // Element-wise kernels: binary arithmetic and comparisons through the strided loop (the
 // contiguous runs vectorise), unary math through Eigen's vectorised array functions. Both share
 // large tensors among the threads, above the grain size of parallel.h.
-#include "elementwise.h"
+#include "kernel_list.h"
 
 #include "eigen.h"
 
@@ -10,7 +10,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "copy.h"
+#include "convert.h"
 #include "loops.h"
 #include "parallel.h"
 #include "visit_dtype.h"

@@ -1,6 +1,6 @@
 // Layer norm forward with Eigen: two passes per row (mean, then centred variance), which is as
 // accurate as PyTorch's Welford update for these sizes and simpler to read.
-#include "layer_norm.h"
+#include "kernel_list.h"
 
 #include "eigen.h"
 

@@ -1,5 +1,5 @@
-// The loss loops of loss.h, one generic body per dtype.
-#include "loss.h"
+// The loss loops (contracts in kernel_list.h), one generic body per dtype.
+#include "kernel_list.h"
 
 #include "visit_dtype.h"
 

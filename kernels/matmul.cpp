@@ -10,7 +10,7 @@
 // beta * c + alpha * dot, without fused multiply-adds: the order of PyTorch's own CPU gemm
 // (aten/src/ATen/native/cpu/BlasKernel.cpp), which Debian's PyTorch uses for every size. So small
 // results equal that PyTorch's bit for bit; larger ones differ in the last bits (blocked sums).
-#include "matmul.h"
+#include "kernel_list.h"
 
 #include "backend.h"
 
@@ -25,7 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "copy.h"
+#include "convert.h"
 #include "core/storage.h"
 #include "packed_weights.h"
 

@@ -2,7 +2,7 @@
 // max/min, whose first-index and NaN rules are easier to read written out. Many rows are shared
 // among the threads (parallel.h); each row is reduced by one thread, so results do not depend on
 // the thread count.
-#include "reduce.h"
+#include "kernel_list.h"
 
 #include "eigen.h"
 

@@ -1,6 +1,6 @@
 // Row-wise (log-)softmax with Eigen: y = exp(x - max) / sum(exp(x - max)),
 // log y = (x - max) - log(sum(exp(x - max))).
-#include "softmax.h"
+#include "kernel_list.h"
 
 #include "eigen.h"
 

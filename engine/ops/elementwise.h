@@ -5,7 +5,7 @@
 // kernel operands of one shape. The op structs in pointwise.cpp are each a line over these.
 #pragma once
 #include "core/tensor.h"
-#include "kernels/elementwise.h"
+#include "kernels/kernel_list.h"
 
 namespace ember::elementwise {
 

@@ -13,8 +13,9 @@
 #include "core/cuda_backend.h"
 #include "core/memory_overlap.h"
 #include "dispatch.h"
-#include "kernels/copy.h"
+#include "kernels/convert.h"
 #include "kernels/distributions.h"
+#include "kernels/kernel_list.h"
 #include "kernels/visit_dtype.h"
 #include "new_tensors.h"
 

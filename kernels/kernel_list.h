@@ -1,0 +1,82 @@
+// The one list of kernels, each with its signature and its contract: what the op layer has already
+// done to the operands (broadcast, converted to the compute dtype, laid out as the line says), so a
+// kernel only applies its formula. From this list come the kernel table's slots (backend.h) and
+// each device's declarations: namespace cpu (kernels/*.cpp) and namespace cuda (cuda/*.cu). Each
+// device fills its table in one screen (kernels/backend.cpp, cuda/kernel_table.cu), and a test walks
+// this list and requires every slot on every device the build has.
+//
+// Adding a kernel: a line here, its CPU body in kernels/, its CUDA body in cuda/, a line in each
+// device's table.
+#pragma once
+#include <cstdint>
+
+#include "core/tensor.h"
+
+namespace ember::kernels {
+
+enum class BinaryOp { Add, Sub, Mul, Div };  // Add/Sub: a + alpha * b, a - alpha * b
+enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
+enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow };
+enum class ReduceOp { Sum, Max, Min };
+
+// KERNEL(name, result type, (parameters)), with its contract above it.
+#define EMBER_KERNELS(KERNEL)                                                                                          \
+  /* ---- element-wise: out has the broadcast sizes, the inputs are broadcast to them (zero strides) and in the        \
+     compute dtype (float32, float64 or int64) ---- */                                                                 \
+  /* out = a (op) b; out may alias a (in-place ops pass out == a) */                                                   \
+  KERNEL(binary, void, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha))               \
+  /* out (bool) = a (op) b */                                                                                          \
+  KERNEL(compare, void, (CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b))                           \
+  /* out = op(in); in and out laid out alike (flat arrays of the same order), same dtype; exponent is Pow's */         \
+  KERNEL(unary, void, (UnaryOp op, const Tensor& out, const Tensor& in, double exponent))                              \
+  /* out = condition ? a : b */                                                                                        \
+  KERNEL(where, void, (const Tensor& out, const Tensor& condition, const Tensor& a, const Tensor& b))                  \
+  /* out = self <= threshold ? 0 : grad, relu's gradient in one pass; all of out's sizes, float32 or float64 */        \
+  KERNEL(threshold_backward, void, (const Tensor& out, const Tensor& grad, const Tensor& self, Scalar threshold))      \
+  /* ---- copies: dst[i] = convert(src[i]) for equal sizes and any strides and dtypes (src may have zero               \
+     strides); every copy the op layer makes (contiguous, clone, casts, copy_) ends here ---- */                       \
+  KERNEL(copy, void, (const Tensor& dst, const Tensor& src))                                                           \
+  KERNEL(fill, void, (const Tensor& dst, Scalar value))                                                                \
+  /* ---- rows of a contiguous [outer, inner] matrix: the op layer moves reduced dims to the end ---- */               \
+  /* values[r] = reduce(in[r, :]); Max/Min also write the first extreme index into `indices` when defined (the         \
+     first NaN wins: NaN propagates, as in PyTorch) */                                                                 \
+  KERNEL(reduce_rows, void,                                                                                            \
+         (ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values, const Tensor& indices))   \
+  /* sums[j] = sum over r of in[r, j]: a sum over leading dims (a bias's gradient) without a transposing copy */       \
+  KERNEL(sum_columns, void, (const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums))                     \
+  /* max/min's way back: out[o, indices[o, i], i] = values[o, i], out a zeroed contiguous [outer, size, inner] */      \
+  KERNEL(scatter_rows, void,                                                                                           \
+         (const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer, int64_t size, int64_t inner)) \
+  /* (log-)softmax of each row of a contiguous [rows, n], the row maximum subtracted first */                          \
+  KERNEL(softmax_rows, void, (const Tensor& out, const Tensor& in, int64_t rows, int64_t n, bool log))                 \
+  /* y = (x - mean) / sqrt(var + eps) * weight + bias per row of a contiguous [rows, n] (biased variance); also        \
+     writes each row's mean and rstd for backward; weight and bias undefined or contiguous [n] */                      \
+  KERNEL(layer_norm_rows, void,                                                                                        \
+         (const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& weight,              \
+          const Tensor& bias, int64_t rows, int64_t n, double eps))                                                    \
+  /* losses[i] = -log_probs[i, target[i]] (0 where target == ignore_index), over a contiguous float [batch, classes];  \
+     returns how many rows counted; raises "Target N is out of bounds." */                                             \
+  KERNEL(nll_loss_forward, int64_t,                                                                                    \
+         (const Tensor& losses, const Tensor& log_probs, const Tensor& target, int64_t ignore_index))                  \
+  /* grad_input[i, target[i]] = -grad_output[per_sample ? i : 0] * scale into a zeroed contiguous grad_input,          \
+     the product formed in double and rounded once */                                                                  \
+  KERNEL(nll_loss_backward, void,                                                                                      \
+         (const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, int64_t ignore_index,             \
+          double scale, bool per_sample))                                                                              \
+  /* ---- matrix products: for each batch index, out = alpha * (a @ b) + beta * out (+ bias along the last dim);       \
+     a [B, M, K] and b [B, K, N] have has_gemm_layout (backend.h), out is a contiguous [B, M, N] holding the addend    \
+     when beta != 0, bias undefined or contiguous [N] ---- */                                                          \
+  KERNEL(gemm, void,                                                                                                   \
+         (const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias))
+
+// Each device's declarations, from the list.
+#define EMBER_DECLARE_KERNEL(name, result, parameters) result name parameters;
+namespace cpu {
+EMBER_KERNELS(EMBER_DECLARE_KERNEL)
+}  // namespace cpu
+namespace cuda {
+EMBER_KERNELS(EMBER_DECLARE_KERNEL)
+}  // namespace cuda
+#undef EMBER_DECLARE_KERNEL
+
+}  // namespace ember::kernels
