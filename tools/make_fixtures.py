@@ -15,7 +15,7 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/ops.json       {"count", "with_grads", "cases": [...]} per-op forward + backward
                                 cases, how many and how many with gradients
                                 (tools/fixtures/ops_cases.py documents the case layout and the
-                                op/args vocabulary; run_op() there is the exact torch call)
+                                op/args vocabulary; its OPS table is the exact torch call)
   tests/fixtures/printing.json  {"cases": [{"name", "input", "str", "tolist"}]}: str(t) and
                                 repr(t.tolist()) for ~40 tensors
   tests/fixtures/mlp.json       2-layer MLP forward/backward and SGD trajectories
