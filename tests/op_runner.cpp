@@ -1,8 +1,14 @@
-// Runs one op of tests/fixtures/ops.json with ember, the way the fixture script ran it with PyTorch.
+// Runs one op of tests/fixtures/ops.json with ember, the way the fixture script ran it with PyTorch:
+// one entry per op name, each the ember call that tools/fixtures/ops_cases.py's OPS makes in torch.
 #include "op_runner.h"
 
+#include <optional>
+#include <stdexcept>
+
 using namespace ember;
+using fixture::Inputs;
 using fixture::json;
+using fixture::scalar_arg;
 
 Scalar fixture::scalar_arg(const json& v) {
   if (v.is_number_integer()) return Scalar(v.get<int64_t>());
@@ -12,78 +18,127 @@ Scalar fixture::scalar_arg(const json& v) {
 
 namespace {
 
+using Outputs = std::vector<Tensor>;
+
+Outputs one(const Tensor& t) { return {t}; }
+
+Outputs values_and_indices(const ValuesIndices& r) { return {r.values, r.indices}; }
+
+Scalar alpha_arg(const json& args) { return args.contains("alpha") ? scalar_arg(args["alpha"]) : Scalar(1); }
+
 Reduction reduction_arg(const json& args) {
   const std::string r = args.value("reduction", "mean");
   return r == "none" ? Reduction::None : r == "sum" ? Reduction::Sum : Reduction::Mean;
 }
 
+// sum and mean: to a 0-d tensor over everything when "dims" is null and "keepdim" false (PyTorch's
+// sum(x)), else over "dims" (every dim when null).
+struct ReductionArgs {
+  bool whole;
+  Dims dims;
+  bool keepdim;
+};
+
+ReductionArgs reduction_args(const json& args) {
+  const bool all = args["dims"].is_null();
+  const bool keepdim = args.value("keepdim", false);
+  return {all && !keepdim, all ? Dims() : fixture::dims_arg(args["dims"]), keepdim};
+}
+
+// An optional tensor input: the case's input `i` when it has one, else an undefined tensor.
+Tensor optional_input(const Inputs& in, size_t i) { return in.size() > i ? in[i] : Tensor(); }
+
 }  // namespace
 
-std::vector<Tensor> fixture::run_op(const std::string& op, const std::vector<Tensor>& in, const json& args) {
-  auto one = [](Tensor t) { return std::vector<Tensor>{t}; };
-  if (op == "neg") return one(neg(in[0]));
-  if (op == "exp") return one(exp(in[0]));
-  if (op == "log") return one(log(in[0]));
-  if (op == "sqrt") return one(sqrt(in[0]));
-  if (op == "relu") return one(relu(in[0]));
-  if (op == "sigmoid") return one(sigmoid(in[0]));
-  if (op == "tanh") return one(tanh(in[0]));
-  if (op == "pow") return one(pow(in[0], scalar_arg(args["exponent"])));
-  if (op == "add") return one(add(in[0], in[1], args.contains("alpha") ? scalar_arg(args["alpha"]) : Scalar(1)));
-  if (op == "sub") return one(sub(in[0], in[1], args.contains("alpha") ? scalar_arg(args["alpha"]) : Scalar(1)));
-  if (op == "mul") return one(mul(in[0], in[1]));
-  if (op == "div") return one(div(in[0], in[1]));
-  if (op == "add_scalar") return one(add(in[0], scalar_arg(args["other"])));
-  if (op == "sub_scalar") return one(sub(in[0], scalar_arg(args["other"])));
-  if (op == "mul_scalar") return one(mul(in[0], scalar_arg(args["other"])));
-  if (op == "div_scalar") return one(div(in[0], scalar_arg(args["other"])));
-  if (op == "eq") return one(eq(in[0], in[1]));
-  if (op == "ne") return one(ne(in[0], in[1]));
-  if (op == "lt") return one(lt(in[0], in[1]));
-  if (op == "le") return one(le(in[0], in[1]));
-  if (op == "gt") return one(gt(in[0], in[1]));
-  if (op == "ge") return one(ge(in[0], in[1]));
-  if (op == "gt_scalar") return one(gt(in[0], scalar_arg(args["other"])));
-  if (op == "where") return one(where(in[0], in[1], in[2]));
-  if (op == "sum" || op == "mean") {
-    const bool all = args["dims"].is_null();
-    const bool keepdim = args.value("keepdim", false);
-    const Dims dims = all ? Dims() : dims_arg(args["dims"]);
-    if (op == "sum") return one(all && !keepdim ? sum(in[0]) : sum(in[0], dims, keepdim));
-    return one(all && !keepdim ? mean(in[0]) : mean(in[0], dims, keepdim));
-  }
-  if (op == "max_all") return one(max(in[0]));
-  if (op == "min_all") return one(min(in[0]));
-  if (op == "max_dim" || op == "min_dim") {
-    ValuesIndices r =
-        op == "max_dim" ? max(in[0], args["dim"], args["keepdim"]) : min(in[0], args["dim"], args["keepdim"]);
-    return {r.values, r.indices};
-  }
-  if (op == "argmax") {
-    std::optional<int64_t> dim;
-    if (!args["dim"].is_null()) dim = args["dim"].get<int64_t>();
-    return one(argmax(in[0], dim, args.value("keepdim", false)));
-  }
-  if (op == "mm") return one(mm(in[0], in[1]));
-  if (op == "addmm") return one(addmm(in[0], in[1], in[2], scalar_arg(args["beta"]), scalar_arg(args["alpha"])));
-  if (op == "bmm") return one(bmm(in[0], in[1]));
-  if (op == "matmul") return one(matmul(in[0], in[1]));
-  if (op == "linear") return one(linear(in[0], in[1], in.size() > 2 ? in[2] : Tensor()));
-  if (op == "softmax") return one(softmax(in[0], args["dim"]));
-  if (op == "log_softmax") return one(log_softmax(in[0], args["dim"]));
-  if (op == "layer_norm")
-    return one(layer_norm(in[0], dims_arg(args["normalized_shape"]), in.size() > 1 ? in[1] : Tensor(),
-                          in.size() > 2 ? in[2] : Tensor(), args["eps"]));
-  if (op == "mse_loss") return one(mse_loss(in[0], in[1], reduction_arg(args)));
-  if (op == "cross_entropy")
-    return one(cross_entropy(in[0], in[1], reduction_arg(args), args.value("ignore_index", int64_t{-100})));
-  if (op == "cat") return one(cat(in, args["dim"]));
-  if (op == "stack") return one(stack(in, args["dim"]));
-  if (op == "to") return one(in[0].to(fixture::parse_dtype(args["dtype"])));
-  if (op == "identity") return one(in[0]);
-  if (op == "contiguous") return one(in[0].contiguous());
-  if (op == "clone") return one(in[0].clone());
-  if (op == "reshape") return one(in[0].reshape(dims_arg(args["shape"])));
-  if (op == "flatten") return one(in[0].flatten(args["start"], args["end"]));
-  throw std::runtime_error("test has no runner for op " + op);
+const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
+  static const std::map<std::string, OpFunction> table{
+      // Element-wise: unary, binary (alpha as PyTorch's keyword), with a number, comparisons, where.
+      {"neg", [](const Inputs& in, const json&) { return one(neg(in[0])); }},
+      {"exp", [](const Inputs& in, const json&) { return one(exp(in[0])); }},
+      {"log", [](const Inputs& in, const json&) { return one(log(in[0])); }},
+      {"sqrt", [](const Inputs& in, const json&) { return one(sqrt(in[0])); }},
+      {"relu", [](const Inputs& in, const json&) { return one(relu(in[0])); }},
+      {"sigmoid", [](const Inputs& in, const json&) { return one(sigmoid(in[0])); }},
+      {"tanh", [](const Inputs& in, const json&) { return one(tanh(in[0])); }},
+      {"pow", [](const Inputs& in, const json& args) { return one(pow(in[0], scalar_arg(args["exponent"]))); }},
+      {"add", [](const Inputs& in, const json& args) { return one(add(in[0], in[1], alpha_arg(args))); }},
+      {"sub", [](const Inputs& in, const json& args) { return one(sub(in[0], in[1], alpha_arg(args))); }},
+      {"mul", [](const Inputs& in, const json&) { return one(mul(in[0], in[1])); }},
+      {"div", [](const Inputs& in, const json&) { return one(div(in[0], in[1])); }},
+      {"add_scalar", [](const Inputs& in, const json& args) { return one(add(in[0], scalar_arg(args["other"]))); }},
+      {"sub_scalar", [](const Inputs& in, const json& args) { return one(sub(in[0], scalar_arg(args["other"]))); }},
+      {"mul_scalar", [](const Inputs& in, const json& args) { return one(mul(in[0], scalar_arg(args["other"]))); }},
+      {"div_scalar", [](const Inputs& in, const json& args) { return one(div(in[0], scalar_arg(args["other"]))); }},
+      {"eq", [](const Inputs& in, const json&) { return one(eq(in[0], in[1])); }},
+      {"ne", [](const Inputs& in, const json&) { return one(ne(in[0], in[1])); }},
+      {"lt", [](const Inputs& in, const json&) { return one(lt(in[0], in[1])); }},
+      {"le", [](const Inputs& in, const json&) { return one(le(in[0], in[1])); }},
+      {"gt", [](const Inputs& in, const json&) { return one(gt(in[0], in[1])); }},
+      {"ge", [](const Inputs& in, const json&) { return one(ge(in[0], in[1])); }},
+      {"gt_scalar", [](const Inputs& in, const json& args) { return one(gt(in[0], scalar_arg(args["other"]))); }},
+      {"where", [](const Inputs& in, const json&) { return one(where(in[0], in[1], in[2])); }},
+
+      // Reductions.
+      {"sum",
+       [](const Inputs& in, const json& args) {
+         const ReductionArgs r = reduction_args(args);
+         return one(r.whole ? sum(in[0]) : sum(in[0], r.dims, r.keepdim));
+       }},
+      {"mean",
+       [](const Inputs& in, const json& args) {
+         const ReductionArgs r = reduction_args(args);
+         return one(r.whole ? mean(in[0]) : mean(in[0], r.dims, r.keepdim));
+       }},
+      {"max_all", [](const Inputs& in, const json&) { return one(max(in[0])); }},
+      {"min_all", [](const Inputs& in, const json&) { return one(min(in[0])); }},
+      {"max_dim",
+       [](const Inputs& in, const json& args) { return values_and_indices(max(in[0], args["dim"], args["keepdim"])); }},
+      {"min_dim",
+       [](const Inputs& in, const json& args) { return values_and_indices(min(in[0], args["dim"], args["keepdim"])); }},
+      {"argmax",
+       [](const Inputs& in, const json& args) {
+         std::optional<int64_t> dim;
+         if (!args["dim"].is_null()) dim = args["dim"].get<int64_t>();
+         return one(argmax(in[0], dim, args.value("keepdim", false)));
+       }},
+
+      // Matrix products and the nn functions.
+      {"mm", [](const Inputs& in, const json&) { return one(mm(in[0], in[1])); }},
+      {"addmm",
+       [](const Inputs& in, const json& args) {
+         return one(addmm(in[0], in[1], in[2], scalar_arg(args["beta"]), scalar_arg(args["alpha"])));
+       }},
+      {"bmm", [](const Inputs& in, const json&) { return one(bmm(in[0], in[1])); }},
+      {"matmul", [](const Inputs& in, const json&) { return one(matmul(in[0], in[1])); }},
+      {"linear", [](const Inputs& in, const json&) { return one(linear(in[0], in[1], optional_input(in, 2))); }},
+      {"softmax", [](const Inputs& in, const json& args) { return one(softmax(in[0], args["dim"])); }},
+      {"log_softmax", [](const Inputs& in, const json& args) { return one(log_softmax(in[0], args["dim"])); }},
+      {"layer_norm",
+       [](const Inputs& in, const json& args) {
+         return one(layer_norm(in[0], dims_arg(args["normalized_shape"]), optional_input(in, 1), optional_input(in, 2),
+                               args["eps"]));
+       }},
+      {"mse_loss", [](const Inputs& in, const json& args) { return one(mse_loss(in[0], in[1], reduction_arg(args))); }},
+      {"cross_entropy",
+       [](const Inputs& in, const json& args) {
+         return one(cross_entropy(in[0], in[1], reduction_arg(args), args.value("ignore_index", int64_t{-100})));
+       }},
+
+      // Joining, conversion, copies and shape.
+      {"cat", [](const Inputs& in, const json& args) { return one(cat(in, args["dim"])); }},
+      {"stack", [](const Inputs& in, const json& args) { return one(stack(in, args["dim"])); }},
+      {"to", [](const Inputs& in, const json& args) { return one(in[0].to(fixture::parse_dtype(args["dtype"]))); }},
+      {"identity", [](const Inputs& in, const json&) { return one(in[0]); }},
+      {"contiguous", [](const Inputs& in, const json&) { return one(in[0].contiguous()); }},
+      {"clone", [](const Inputs& in, const json&) { return one(in[0].clone()); }},
+      {"reshape", [](const Inputs& in, const json& args) { return one(in[0].reshape(dims_arg(args["shape"]))); }},
+      {"flatten", [](const Inputs& in, const json& args) { return one(in[0].flatten(args["start"], args["end"])); }},
+  };
+  return table;
+}
+
+std::vector<Tensor> fixture::run_op(const std::string& op, const Inputs& inputs, const json& args) {
+  const auto entry = op_table().find(op);
+  if (entry == op_table().end()) throw std::runtime_error("test has no runner for op " + op);
+  return entry->second(inputs, args);
 }

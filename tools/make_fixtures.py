@@ -12,9 +12,10 @@ or another torch than 1.13 (tools/fixtures/provenance.py), and every file it wri
 calls torch.manual_seed first, and JSON is written compactly
 (indent=None, separators=(",", ":")). It writes:
 
-  tests/fixtures/ops.json       {"cases": [...]} per-op forward + backward cases
+  tests/fixtures/ops.json       {"count", "with_grads", "cases": [...]} per-op forward + backward
+                                cases, how many and how many with gradients
                                 (tools/fixtures/ops_cases.py documents the case layout and the
-                                op/args vocabulary; run_op() there is the exact torch call)
+                                op/args vocabulary; its OPS table is the exact torch call)
   tests/fixtures/printing.json  {"cases": [{"name", "input", "str", "tolist"}]}: str(t) and
                                 repr(t.tolist()) for ~40 tensors
   tests/fixtures/mlp.json       2-layer MLP forward/backward and SGD trajectories
