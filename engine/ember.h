@@ -2,7 +2,6 @@
 #pragma once
 
 #include "autocast/autocast.h"
-#include "autocast/grad_scaler.h"
 #include "autograd/node.h"
 #include "core/allocator.h"
 #include "core/cpu_capabilities.h"
@@ -24,6 +23,7 @@
 #include "nn/module.h"
 #include "ops/ops.h"
 #include "ops/random.h"
+#include "optim/grad_scaler.h"
 #include "optim/sgd.h"
 #include "profiler/profiler.h"
 #include "profiler/roofline.h"

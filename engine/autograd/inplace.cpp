@@ -22,7 +22,7 @@ void record_view(const Tensor& view, const Tensor& base) {
   const bool base_is_view = base_meta && base_meta->is_view;
   const Tensor& root = base_is_view ? base_meta->view_base : base;
   auto& meta_slot = view.impl()->autograd_meta;
-  if (!meta_slot) meta_slot = std::make_unique<AutogradMeta>();
+  if (!meta_slot) meta_slot.reset(new AutogradMeta());
   AutogradMeta& meta = *meta_slot;
   meta.is_view = true;
   meta.view_base = root;

@@ -14,7 +14,7 @@ std::atomic<uint64_t> sequence_counter{0};
 
 AutogradMeta& meta_of(const Tensor& t) {
   auto& meta = t.impl()->autograd_meta;
-  if (!meta) meta = std::make_unique<AutogradMeta>();
+  if (!meta) meta.reset(new AutogradMeta());
   return *meta;
 }
 

@@ -3,7 +3,6 @@
 #include "autograd_meta.h"
 #include "core/inference_mode.h"
 #include "core/warning.h"
-#include "dispatch.h"
 #include "engine.h"
 #include "node.h"
 #include "ops/new_tensors.h"
@@ -35,7 +34,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
   auto& meta = impl_->autograd_meta;
   if (!meta) {
     if (!requires_grad) return *this;
-    meta = std::make_unique<autograd::AutogradMeta>();
+    meta.reset(new autograd::AutogradMeta());
   }
   meta->requires_grad = requires_grad;
   return *this;
@@ -57,7 +56,7 @@ Tensor Tensor::grad() const {
 Tensor& Tensor::mutable_grad() const {
   checked();
   auto& meta = impl_->autograd_meta;
-  if (!meta) meta = std::make_unique<autograd::AutogradMeta>();
+  if (!meta) meta.reset(new autograd::AutogradMeta());
   return meta->grad;
 }
 
@@ -67,17 +66,6 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
-
-namespace {
-// An op, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch);
-// its result shares the storage and records no history.
-struct Detach : FunctionalOp {
-  static constexpr const char* name = "aten::detach";
-  static Tensor compute(const Tensor& self) { return internal::alias(self); }
-};
-}  // namespace
-
-Tensor Tensor::detach() const { return call<Detach>(*this); }
 
 Tensor Tensor::data() const {
   const TensorImpl& impl = checked();

@@ -1,7 +1,6 @@
 // Layout bookkeeping shared by every TensorImpl.
 #include "tensor_impl.h"
 
-#include "autograd/autograd_meta.h"
 #include "memory_layout.h"
 
 namespace ember {

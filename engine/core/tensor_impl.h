@@ -14,7 +14,12 @@ namespace ember {
 
 namespace autograd {
 struct AutogradMeta;
-}
+// Frees an AutogradMeta (autograd/autograd_meta.cpp): the core holds autograd's per-tensor data
+// without knowing what it holds, as c10's TensorImpl holds an AutogradMetaInterface.
+struct AutogradMetaDeleter {
+  void operator()(AutogradMeta* meta) const;
+};
+}  // namespace autograd
 
 struct TensorImpl {
   // A tensor over `storage` with a version counter of its own (a disabled one for an inference tensor).
@@ -32,7 +37,7 @@ struct TensorImpl {
   DType dtype;
   int64_t numel = 1;
   bool is_contiguous = true;  // row-major with no gaps (computed whenever the layout is set)
-  std::unique_ptr<autograd::AutogradMeta> autograd_meta;
+  std::unique_ptr<autograd::AutogradMeta, autograd::AutogradMetaDeleter> autograd_meta;
 
   Device device() const { return storage->device; }
   bool is_inference() const { return !version_counter->enabled(); }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "dispatch.h"
+#include "new_tensors.h"
 #include "shape_rules.h"
 
 namespace ember {
@@ -243,7 +244,16 @@ struct Unsqueeze : ViewOp {
   static UnsqueezeBackward0 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
 };
 
+// Not a view op: its result shares the storage but records no history and no base. An op all the
+// same, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch).
+struct Detach : FunctionalOp {
+  static constexpr const char* name = "aten::detach";
+  static Tensor compute(const Tensor& self) { return internal::alias(self); }
+};
+
 }  // namespace
+
+Tensor Tensor::detach() const { return call<Detach>(*this); }
 
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset) {
   EMBER_CHECK(!(GradMode::is_enabled() && self.requires_grad()),

@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "core/tensor.h"
-#include "optim/sgd.h"
+#include "sgd.h"
 
 namespace ember {
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Fails, naming the include, when a file includes one from a higher layer. The layers, lowest first,
+are the architecture: each may use only its own and those below it. .ci/run calls this.
+
+  0  engine/core/       the tensor and what it is made of: storage, allocators, TensorImpl, the
+                        handle, dtypes, layout, modes, errors
+  1  kernels/, cuda/    compute on a tensor's bytes; never call up into ops
+  2  engine/ops/*.h     what ops offer: the public op functions (ops.h) and the helpers ops share
+  3  engine/profiler/, engine/autograd/, engine/autocast/
+                        the dispatcher's layers; autograd's formulas call ops through ops.h
+  4  engine/dispatch.h  runs those layers in order around each op
+  5  engine/ops/*.cpp   the ops themselves, each entered through dispatch.h
+  6  engine/nn/, engine/optim/   modules and optimizers, written with ops
+  7  engine/ember.h     the umbrella header users include
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOMS = {"engine/core": 0, "kernels": 1, "cuda": 1, "engine/profiler": 3, "engine/autograd": 3,
+         "engine/autocast": 3, "engine/ops": 5, "engine/nn": 6, "engine/optim": 6}
+
+
+def layer(path):
+    if path == "engine/dispatch.h":
+        return 4
+    if path == "engine/ember.h":
+        return 7
+    if path.startswith("engine/ops/") and path.endswith(".h"):
+        return 2
+    for room, number in ROOMS.items():
+        if path.startswith(room + "/"):
+            return number
+    raise SystemExit(f"check_include_layers: {path} is in no layer; add its folder to ROOMS")
+
+
+def main():
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    tracked = subprocess.run(["git", "ls-files", "engine", "kernels", "cuda"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    sources = [f for f in tracked if re.search(r"\.(h|cpp|cu|cuh)$", f) and os.path.exists(f)]
+    known = set(sources)
+    upward = []
+    for source in sources:
+        for name in re.findall(r'#include "([^"]+)"', open(source, encoding="utf-8").read()):
+            # Quoted includes resolve next to the file first, then in engine/ and the repository root.
+            for folder in (os.path.dirname(source), "engine", ""):
+                target = os.path.normpath(os.path.join(folder, name))
+                if target in known:
+                    if layer(target) > layer(source):
+                        upward.append(f"  {source} (layer {layer(source)}) includes {target} (layer {layer(target)})")
+                    break
+    if upward:
+        print("check_include_layers: these includes point to a higher layer (see the layers in this script):")
+        print("\n".join(upward))
+        sys.exit(1)
+    print(f"check_include_layers: {len(sources)} sources, every include points to its own layer or below")
+
+
+main()
