@@ -1,31 +1,11 @@
-// Element-wise kernels on the GPU: one grid-stride loop each (device_loops.cuh), the formulas of
-// kernels/elementwise.cpp. Integer arithmetic wraps around as in PyTorch (through uint64_t).
+// Element-wise kernels on the GPU: one grid-stride loop each (device_loops.cuh) over the formulas
+// the CPU kernels use too (kernels/element_math.h: wrapping integer arithmetic, the unary ops).
 #include "device_loops.cuh"
+#include "kernels/element_math.h"
 #include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
 namespace {
-
-template <typename T>
-__device__ T wrap(uint64_t value) {
-  return static_cast<T>(value);
-}
-
-template <typename T>
-__device__ T plus(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return wrap<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-  else return x + y;
-}
-template <typename T>
-__device__ T minus(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return wrap<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-  else return x - y;
-}
-template <typename T>
-__device__ T times(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return wrap<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-  else return x * y;
-}
 
 template <typename T>
 void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
@@ -118,54 +98,20 @@ void threshold_backward(const Tensor& out, const Tensor& grad, const Tensor& sel
   });
 }
 
-namespace {
-
-template <typename T>
-__device__ T unary_floating(UnaryOp op, T x, double exponent) {
-  switch (op) {
-    case UnaryOp::Neg: return -x;
-    case UnaryOp::Exp: return exp(x);
-    case UnaryOp::Log: return log(x);
-    case UnaryOp::Sqrt: return sqrt(x);
-    case UnaryOp::Relu: return x < T(0) ? T(0) : x;  // keeps NaN, as torch.relu
-    case UnaryOp::Sigmoid: return T(1) / (T(1) + exp(-x));
-    case UnaryOp::Tanh: return tanh(x);
-    case UnaryOp::Pow:
-      if (exponent == 2) return x * x;
-      if (exponent == 3) return x * x * x;
-      if (exponent == 0.5) return sqrt(x);
-      if (exponent == -1) return T(1) / x;
-      return pow(x, static_cast<T>(exponent));
-  }
-  return x;
-}
-
-}  // namespace
-
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
   switch (in.dtype()) {
     case DType::Float32:
       map_elements<float, float>(
-          out, {in}, [=] __device__(float x) { return unary_floating(op, x, exponent); }, "unary");
+          out, {in}, [=] __device__(float x) { return unary_formula(op, x, exponent); }, "unary");
       return;
     case DType::Float64:
       map_elements<double, double>(
-          out, {in}, [=] __device__(double x) { return unary_floating(op, x, exponent); }, "unary");
+          out, {in}, [=] __device__(double x) { return unary_formula(op, x, exponent); }, "unary");
       return;
     case DType::Int64:
-      if (op == UnaryOp::Neg) {
-        map_elements<int64_t, int64_t>(
-            out, {in}, [] __device__(int64_t x) { return minus(int64_t{0}, x); }, "neg");
-      } else if (op == UnaryOp::Relu) {
-        map_elements<int64_t, int64_t>(
-            out, {in}, [] __device__(int64_t x) { return x < 0 ? int64_t{0} : x; }, "relu");
-      } else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent)) {
-        map_elements<int64_t, int64_t>(
-            out, {in}, [=] __device__(int64_t x) { return convert<int64_t>(pow(static_cast<double>(x), exponent)); },
-            "pow");
-      } else {
-        throw Error("ember: this unary op needs a floating-point input");
-      }
+      EMBER_CHECK(takes_integers(op, exponent), "ember: this unary op needs a floating-point input");
+      map_elements<int64_t, int64_t>(
+          out, {in}, [=] __device__(int64_t x) { return unary_integer_formula(op, x, exponent); }, "unary");
       return;
     default: throw Error(str_cat("ember: unary kernels do not take ", scalar_type_name(in.dtype())));
   }

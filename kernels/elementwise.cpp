@@ -11,40 +11,12 @@
 #include <type_traits>
 
 #include "convert.h"
+#include "element_math.h"
 #include "loops.h"
 #include "parallel.h"
 #include "visit_dtype.h"
 
 namespace ember::kernels::cpu {
-
-namespace {
-// Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through
-// uint64_t because signed overflow is undefined behaviour in C++. Floats are unaffected.
-template <typename T>
-T plus(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-  else return x + y;
-}
-template <typename T>
-T minus(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-  else return x - y;
-}
-template <typename T>
-T times(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-  else return x * y;
-}
-// x^e by repeated squaring, wrapping on overflow like every int64 product (PyTorch's powi).
-int64_t integer_power(int64_t x, uint64_t e) {
-  int64_t result = 1;
-  for (; e != 0; e /= 2) {
-    if (e & 1) result = times(result, x);
-    x = times(x, x);
-  }
-  return result;
-}
-}  // namespace
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   visit_compute_dtype(out.dtype(), [&](auto tag) {
@@ -121,6 +93,9 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
       else y = x.pow(e);
       break;
     }
+    // Ops without a vectorised form here: the shared formula, element by element.
+    default:
+      for (int64_t i = 0; i < n; ++i) out_data[i] = unary_formula(op, in_data[i], exponent);
   }
 }
 
@@ -144,15 +119,10 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
     case DType::Float32: unary_in_pieces(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
     case DType::Float64: unary_in_pieces(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;
     case DType::Int64: {
+      EMBER_CHECK(takes_integers(op, exponent), "ember: this unary op needs a floating-point input");
       const int64_t* x = in.data_ptr<int64_t>();
       int64_t* y = out.data_ptr<int64_t>();
-      if (op == UnaryOp::Neg)
-        for (int64_t i = 0; i < n; ++i) y[i] = minus(int64_t{0}, x[i]);
-      else if (op == UnaryOp::Relu)
-        for (int64_t i = 0; i < n; ++i) y[i] = x[i] < 0 ? 0 : x[i];
-      else if (op == UnaryOp::Pow && exponent >= 0 && exponent == std::floor(exponent))
-        for (int64_t i = 0; i < n; ++i) y[i] = integer_power(x[i], static_cast<uint64_t>(exponent));
-      else throw Error("ember: this unary op needs a floating-point input");
+      for (int64_t i = 0; i < n; ++i) y[i] = unary_integer_formula(op, x[i], exponent);
       return;
     }
     default: throw Error(str_cat("ember: unary kernels do not take ", scalar_type_name(in.dtype())));

@@ -11,12 +11,12 @@
 #include <cstdint>
 
 #include "core/tensor.h"
+#include "element_math.h"  // UnaryOp
 
 namespace ember::kernels {
 
 enum class BinaryOp { Add, Sub, Mul, Div };  // Add/Sub: a + alpha * b, a - alpha * b
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
-enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow };
 enum class ReduceOp { Sum, Max, Min };
 
 // KERNEL(name, result type, (parameters)), with its contract above it.

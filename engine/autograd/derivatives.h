@@ -1,18 +1,17 @@
-// Every backward node and its derivative formula, in one file: all of autograd's math in one
-// place, as PyTorch keeps it in derivatives.yaml. Each node is a struct named like PyTorch's
-// generated node (AddmmBackward0, ExpBackward0, ...) holding, by name, what its formula reads:
-// saved tensors (with the version they had, see saved_tensor.h) and plain arguments.
-//
-// In each `apply`, `g` is the gradient of the op's output and `needs[i]` says whether input i
-// (the op's tensor arguments, in order) wants a gradient. It returns one gradient per input;
-// an undefined Tensor means none. Broadcasting and dtype are fixed afterwards by the engine
-// (match_input), so the rule for `a + b` is just {g, g}. The engine runs these with grad mode off.
-//
-// `saved()` lists a node's saved tensors so the engine can free them after backward (PyTorch's
-// release_variables); a node that saves none has no saved(). Adding a node = adding a struct here
-// and to `BackwardFunction` (node.h); a node without `apply` does not compile. The formulas too
-// long for a line are in formula_helpers.cpp.
+// Every backward node and its derivative formula: all of autograd's math in one place, as PyTorch
+// keeps it in derivatives.yaml. Each node is named like PyTorch's generated node (AddmmBackward0)
+// and holds, by name, what its formula reads: saved tensors (with their versions, saved_tensor.h)
+// and plain arguments; `saved()` lists the tensors, for the engine to free after backward.
+// In `apply`, `g` is the gradient of the op's output and `needs[i]` whether input i wants one; it
+// returns one gradient per input (undefined: none). The engine runs it with grad mode off and then
+// fixes broadcasting and dtype (match_input), so the rule for `a + b` is just {g, g}.
+// Adding a node: its struct, and its name in BackwardFunction at the bottom. Formulas too long for
+// a line are in formula_helpers.cpp.
 #pragma once
+#include <variant>
+
+#include "accumulate_grad.h"
+#include "copy_slices.h"
 #include "formula_helpers.h"
 #include "ops/ops.h"
 #include "saved_tensor.h"
@@ -97,19 +96,13 @@ struct SigmoidBackward0 {  // y (1 - y)
   static constexpr const char* name = "SigmoidBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const {
-    const Tensor y = result.unpack();
-    return {g * y * (1.0 - y)};
-  }
+  Grads apply(const Tensor& g, Needs) const { return {g * result.unpack() * (1.0 - result.unpack())}; }
 };
 struct TanhBackward0 {  // 1 - y^2
   static constexpr const char* name = "TanhBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const {
-    const Tensor y = result.unpack();
-    return {g * (1.0 - y * y)};
-  }
+  Grads apply(const Tensor& g, Needs) const { return {g * (1.0 - result.unpack() * result.unpack())}; }
 };
 struct WhereBackward0 {  // inputs: condition, self, other
   static constexpr const char* name = "WhereBackward0";
@@ -146,8 +139,7 @@ struct MeanBackward1 {
   static constexpr const char* name = "MeanBackward1";
   Dims self_sizes, dims;
   bool keepdim = false;
-  // Saved for its element count, as PyTorch 1.13 does (self.sym_numel()): so a second backward
-  // without retain_graph and an in-place change of the input are refused as there.
+  // Saved for its numel as in PyTorch 1.13, so reuse after backward and in-place changes are refused as there.
   SavedTensor self;
   auto saved() { return std::tie(self); }
   Grads apply(const Tensor& g, Needs) const {
@@ -160,13 +152,7 @@ struct MaxBackward1 {
   static constexpr const char* name = "MaxBackward1";
   SavedTensor self, result;
   auto saved() { return std::tie(self, result); }
-  Grads apply(const Tensor& g, Needs) const {
-    const Tensor input = self.unpack(), value = result.unpack();
-    // A NaN maximum is shared among the NaNs (PyTorch's evenly_distribute_backward), as NaN == NaN is false.
-    const bool nan_value = ne(value, value).item<bool>();
-    const Tensor mask = (nan_value ? ne(input, input) : eq(input, value)).to(g.dtype());
-    return {g * mask / mask.sum()};
-  }
+  Grads apply(const Tensor& g, Needs) const { return {evenly_distribute_backward(g, self.unpack(), result.unpack())}; }
 };
 struct MinBackward1 : MaxBackward1 {
   static constexpr const char* name = "MinBackward1";
@@ -241,10 +227,7 @@ struct SoftmaxBackward0 {  // y (g - sum(g y))
   int64_t dim = 0;
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const {
-    const Tensor y = result.unpack();
-    return {y * (g - (g * y).sum({dim}, true))};
-  }
+  Grads apply(const Tensor& g, Needs) const { return {result.unpack() * (g - (g * result.unpack()).sum({dim}, true))}; }
 };
 struct LogSoftmaxBackward0 {  // g - exp(y) sum(g)
   static constexpr const char* name = "LogSoftmaxBackward0";
@@ -405,5 +388,18 @@ struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old valu
   static constexpr const char* name = "torch::autograd::CopyBackwards";
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
 };
+
+// The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
+using BackwardFunction =
+    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0,
+                 ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0,
+                 TanhBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1,
+                 MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
+                 MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
+                 NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
+                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
+                 ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
+                 AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
+                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
 
 }  // namespace ember::autograd

@@ -35,6 +35,12 @@ Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool k
   return result;
 }
 
+Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Tensor& value) {
+  const bool nan_value = ne(value, value).item<bool>();
+  const Tensor mask = (nan_value ? ne(input, input) : eq(input, value)).to(g.dtype());
+  return g * mask / mask.sum();
+}
+
 // Routes g[..., i, ...] to position indices[..., i, ...] along `dim` of a zero tensor (ATen's
 // value_selecting_reduction_backward: zeros, then scatter_).
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim) {

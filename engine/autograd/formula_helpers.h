@@ -32,6 +32,9 @@ Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool k
 // g placed in `region` (a view of a zero tensor) of `sizes`: ATen's select_backward and
 // slice_backward, which write below autograd, so the result is at version 0 as in PyTorch.
 Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region);
+// max()/min() of all elements: g shared evenly among the elements equal to `value` (the NaNs, for
+// a NaN maximum, as NaN == NaN is false): PyTorch's evenly_distribute_backward.
+Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Tensor& value);
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
 Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
                           const Tensor& weight, const Dims& normalized_shape);

@@ -9,24 +9,9 @@
 #include <variant>
 #include <vector>
 
-#include "accumulate_grad.h"
-#include "copy_slices.h"
 #include "derivatives.h"
 
 namespace ember::autograd {
-
-// The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
-using BackwardFunction =
-    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0,
-                 ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0,
-                 TanhBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1,
-                 MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
-                 MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
-                 NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
-                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
-                 ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
-                 AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
-                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
 
 // Every node kind's PyTorch name, in BackwardFunction's order.
 std::vector<std::string> all_node_names();

@@ -1,0 +1,81 @@
+// The arithmetic of one element, one definition for the CPU kernels and the CUDA kernels (nvcc
+// compiles it for the device too, as convert.h): integer arithmetic that wraps around as
+// PyTorch's does, and the formula of each unary op. The CPU kernel runs its common unary ops
+// through Eigen's vectorised array functions instead, and these formulas for the rest; the CUDA
+// kernel runs these for every op. Adding a unary op: its name in UnaryOp and its formula here.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "convert.h"  // EMBER_HOST_DEVICE
+
+namespace ember::kernels {
+
+enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow };
+
+// Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through
+// uint64_t because signed overflow is undefined behaviour in C++. Floats are unaffected.
+template <typename T>
+EMBER_HOST_DEVICE T plus(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+  else return x + y;
+}
+template <typename T>
+EMBER_HOST_DEVICE T minus(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+  else return x - y;
+}
+template <typename T>
+EMBER_HOST_DEVICE T times(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+  else return x * y;
+}
+// x^e by repeated squaring, wrapping on overflow like every int64 product (PyTorch's powi).
+EMBER_HOST_DEVICE inline int64_t integer_power(int64_t x, uint64_t e) {
+  int64_t result = 1;
+  for (; e != 0; e /= 2) {
+    if (e & 1) result = times(result, x);
+    x = times(x, x);
+  }
+  return result;
+}
+
+// op(x) for a float32 or float64 element; `exponent` is Pow's.
+template <typename T>
+EMBER_HOST_DEVICE T unary_formula(UnaryOp op, T x, double exponent) {
+  switch (op) {
+    case UnaryOp::Neg: return -x;
+    case UnaryOp::Exp: return exp(x);
+    case UnaryOp::Log: return log(x);
+    case UnaryOp::Sqrt: return sqrt(x);
+    case UnaryOp::Relu: return x < T(0) ? T(0) : x;  // keeps NaN, as torch.relu
+    case UnaryOp::Sigmoid: return T(1) / (T(1) + exp(-x));
+    case UnaryOp::Tanh: return tanh(x);
+    case UnaryOp::Pow:
+      if (exponent == 2) return x * x;
+      if (exponent == 3) return x * x * x;
+      if (exponent == 0.5) return sqrt(x);
+      if (exponent == -1) return T(1) / x;
+      return pow(x, static_cast<T>(exponent));
+  }
+  return x;
+}
+
+// Whether op takes int64 elements (the others need a floating-point input: the op layer gives
+// exp, log, ... of an integer tensor a floating result before the kernel runs).
+EMBER_HOST_DEVICE inline bool takes_integers(UnaryOp op, double exponent) {
+  return op == UnaryOp::Neg || op == UnaryOp::Relu ||
+         (op == UnaryOp::Pow && exponent >= 0 && exponent == floor(exponent));
+}
+// op(x) for an int64 element, for the ops that take integers.
+EMBER_HOST_DEVICE inline int64_t unary_integer_formula(UnaryOp op, int64_t x, double exponent) {
+  switch (op) {
+    case UnaryOp::Neg: return minus(int64_t{0}, x);
+    case UnaryOp::Relu: return x < 0 ? 0 : x;
+    case UnaryOp::Pow: return integer_power(x, static_cast<uint64_t>(exponent));
+    default: return x;
+  }
+}
+
+}  // namespace ember::kernels
