@@ -52,6 +52,7 @@ Tensor exp(const Tensor& a);
 Tensor log(const Tensor& a);
 Tensor sqrt(const Tensor& a);
 Tensor pow(const Tensor& a, Scalar exponent);
+Tensor sign(const Tensor& a);  // -1, 0 or 1 (0 for NaN)
 Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);

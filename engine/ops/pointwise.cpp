@@ -148,6 +148,11 @@ struct Tanh : FunctionalOp {
   }
   static TanhBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
+struct Sign : FunctionalOp {  // -1, 0 or 1 in the input's dtype; a bool stays itself
+  static constexpr const char* name = "aten::sign";
+  static Tensor compute(const Tensor& a) { return elementwise::unary(UnaryOp::Sign, a, a.dtype()); }
+  static SignBackward0 save(const Tensor&, const Tensor&) { return {}; }
+};
 struct Pow : FunctionalOp {
   static constexpr const char* name = "aten::pow";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
@@ -316,6 +321,7 @@ Tensor relu(const Tensor& a) { return call<Relu>(a); }
 Tensor sigmoid(const Tensor& a) { return call<Sigmoid>(a); }
 Tensor tanh(const Tensor& a) { return call<Tanh>(a); }
 Tensor pow(const Tensor& a, Scalar exponent) { return call<Pow>(a, exponent); }
+Tensor sign(const Tensor& a) { return call<Sign>(a); }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Eq>>(a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Ne>>(a, b); }
