@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <string>
 
 #include "exercises/chart.h"
 #include "exercises/hot_spots.h"
@@ -56,10 +57,11 @@ int main(int argc, char** argv) {
   std::printf("Ten training steps of an MLP 512-1024-1024-10 (batch 256, cross_entropy, SGD), profiled:\n\n%s\n",
               result.table.c_str());
   std::printf("This machine: %s\n", profiler::to_string(peaks).c_str());
-  std::printf("  (%s on %s%s)\n",
-              measured_again ? "measured again: an op ran faster than the cached peaks" : "measured",
-              peaks.measured_on.c_str(),
-              peaks.measured_on_busy_machine() ? (", on a busy machine: its threads " + peaks.load.str()).c_str() : "");
+  std::string origin = "measured on " + peaks.measured_on;
+  if (measured_again) origin += ", and again now: an op ran faster than the cached peaks";
+  if (peaks.measured_on_busy_machine())
+    origin += "; the machine was busy, its threads " + peaks.load.str() + ": not kept as this machine's";
+  std::printf("  (%s)\n", origin.c_str());
   std::printf("While the steps ran, this process's threads %s: %s\n\n", result.load.str().c_str(),
               result.load.busy() ? "a busy machine, so the verdicts a wait for the CPU could fake are withheld"
                                  : "a quiet machine");
@@ -84,10 +86,13 @@ int main(int argc, char** argv) {
   if (is_product(first.key) && first.withheld.empty() && first.verdict.bound == profiler::Bound::Compute)
     std::printf("\nA matrix product leads and it is compute-bound: the levers are the batch size and lower precision.\n"
                 "Were copy_, contiguous or element-wise ops on top, the fix would be layout and fusion.\n");
-  else if (result.load.busy() || !first.withheld.empty())
-    std::printf("\nThe machine was too busy to judge what limits this training step (%s leads here, %s):\n"
-                "run the exercise again on a quiet machine.\n",
-                first.key.c_str(), first.withheld.empty() ? "ranked on a busy machine" : first.withheld.c_str());
+  else if (result.load.busy() || peaks.measured_on_busy_machine())
+    std::printf("\nThe machine was too busy to judge what limits this training step (%s leads here): run the\n"
+                "exercise again on a quiet machine.\n",
+                first.key.c_str());
+  else if (!first.withheld.empty())
+    std::printf("\nNo verdict on what limits this training step: %s leads, and %s.\n", first.key.c_str(),
+                first.withheld.c_str());
   else
     std::printf("\n%s leads (%s): see its advice above before touching the matrix products.\n", first.key.c_str(),
                 profiler::to_string(first.verdict.bound));

@@ -22,8 +22,9 @@
 // the calibration times ember's own element-wise traffic (aten::add_ and aten::copy_, the faster
 // of the two, in the profiler's byte count) at six sizes from 192 KiB (in the core's cache) to
 // 192 MiB (DRAM), and an op's bytes meet the rate measured at the largest size not above its own:
-// the fastest its bytes could have moved. The FLOP/s peak is the best of five float32 1024³
-// matrix products on all threads.
+// the fastest its bytes could have moved. The FLOP/s peak is the best float32 matrix product on
+// all threads of three shapes (512³, 1024³, and a training step's 256x1024x1024): with 1024³
+// alone, the exercise's products ran faster than "peak".
 //
 // The figures are cached (machine_peaks.json) under the CPU's model name, the thread count and
 // the calibration's method, and measured anew after kCalibrationMaxAgeDays. A calibration taken

@@ -173,11 +173,16 @@ TEST_CASE("exercise 3: on a busy machine the verdicts that waiting for a CPU cou
   CHECK(result.ops[1].withheld.empty());
   CHECK(result.ops[1].verdict.bound == profiler::Bound::Memory);
   CHECK_THAT(result.ops[2].withheld, Catch::Contains("too busy to judge"));
-  // An op whose time jumped from step to step has no overhead verdict either, quiet or not.
+  // An op whose time jumped from step to step, so that its faster steps would be judged otherwise,
+  // has no overhead verdict either, quiet or not; if its faster steps agree, the verdict stands.
   hot_spots::Result unsteady = one_step(kQuiet);
-  unsteady.ops[2].step_seconds_low = 1e-6, unsteady.ops[2].step_seconds_high = 2e-5;
+  unsteady.ops[2].step_seconds_low = 5e-7, unsteady.ops[2].step_seconds_high = 2e-5;  // 5 to 200 times its bound
   hot_spots::judge(unsteady, kModestCpu);
   CHECK_THAT(unsteady.ops[2].withheld, Catch::Contains("varied too much"));
+  unsteady.ops[2].step_seconds_low = 2e-6;  // 20 to 200 times its bound
+  hot_spots::judge(unsteady, kModestCpu);
+  CHECK(unsteady.ops[2].withheld.empty());
+  CHECK(unsteady.ops[2].verdict.bound == profiler::Bound::Overhead);
 }
 
 TEST_CASE("exercise 3: peaks measured on a busy machine, or beaten by an op, give no verdicts", "[exercises]") {

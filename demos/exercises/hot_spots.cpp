@@ -114,7 +114,12 @@ void judge(Result& result, const profiler::MachinePeaks& peaks) {
     const profiler::Verdict& verdict = spot.verdict;
     spot.fraction_of_peak = verdict.seconds > 0 ? verdict.compute_seconds / verdict.seconds : 0;
     const bool busy = result.load.busy();
-    const bool unsteady = spot.spread() > kUnsteadySpread;
+    // Unsteady matters only where the op's faster steps would be judged otherwise.
+    const double low_seconds = spot.step_seconds_low * result.steps / calls;
+    const bool unsteady =
+        spot.spread() > kUnsteadySpread &&
+        profiler::roofline_verdict_from_bounds(verdict.compute_seconds, verdict.memory_seconds, low_seconds).bound !=
+            verdict.bound;
     spot.withheld.clear();
     if (peaks.measured_on_busy_machine()) spot.withheld = "the machine was too busy to measure its peaks";
     else if (verdict.faster_than_peaks())

@@ -48,7 +48,8 @@ struct Result {
 // A compute-bound op at or above this fraction of the peak is at the hardware's limit.
 constexpr double kAtPeak = 0.7;
 // An op whose time varies more than this over the steps (10%-90% spread over the median) has no
-// reliable time: a quiet machine shows under 0.3 for the products, a busy one several.
+// reliable time where its faster steps would get another verdict: on a quiet machine the top five
+// ops vary by under 0.3, on a busy one by up to several times their median.
 constexpr double kUnsteadySpread = 0.5;
 
 std::string advice(const ember::profiler::Verdict& verdict, double fraction_of_peak);
