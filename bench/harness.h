@@ -61,6 +61,22 @@ struct Stats {
 constexpr double kUnreliableSpread = 0.25;
 inline bool Stats::reliable() const { return !load.busy() && spread() <= kUnreliableSpread; }
 
+// Why a figure is or is not reliable, for a program to print beside it: "unreliable: this
+// process's threads waited 50% of their time for a CPU", "unreliable: spread 230%, over 25%".
+inline std::string reliability(const Stats& stats) {
+  char text[160];
+  if (stats.load.busy())
+    std::snprintf(text, sizeof text, "unreliable: this process's threads waited %.0f%% of their time for a CPU",
+                  100 * stats.load.waiting_fraction());
+  else if (!stats.reliable())
+    std::snprintf(text, sizeof text, "unreliable: spread %.0f%%, over %.0f%%", 100 * stats.spread(),
+                  100 * kUnreliableSpread);
+  else
+    std::snprintf(text, sizeof text, "reliable: threads waited %.0f%% of their time for a CPU, spread %.0f%%",
+                  100 * stats.load.waiting_fraction(), 100 * stats.spread());
+  return text;
+}
+
 struct Settings {
   double warmup_seconds = 0.2;       // per case, before any timing
   double min_sample_seconds = 0.01;  // a sample batches enough calls to last at least this long

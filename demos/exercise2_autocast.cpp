@@ -52,10 +52,13 @@ void report(const autocast_speed::Result& r, std::vector<Bar>& bars) {
       break;
     case Finding::NoClearDifference: std::printf("  => no clear difference: the two spreads overlap.\n\n"); break;
     case Finding::TooBusy:
-      std::printf("  => the machine was too busy to judge (%s; a reliable figure needs a quiet machine and a "
-                  "spread under %.0f%%): no verdict, run it again on a quiet machine.\n\n",
-                  r.float32.load.busy() ? "other processes held the CPUs" : "the spread was too wide",
-                  100 * bench::kUnreliableSpread);
+      if (r.float32.load.busy())
+        std::printf("  => the machine was too busy to judge: other processes held the CPUs %.0f%% of the time this\n"
+                    "     process wanted one. No verdict; run it again on a quiet machine.\n\n",
+                    100 * r.float32.load.waiting_fraction());
+      else
+        std::printf("  => no verdict: the figures vary too much to judge (float32 %s; autocast %s).\n\n",
+                    bench::reliability(r.float32).c_str(), bench::reliability(r.autocast).c_str());
       break;
   }
 }

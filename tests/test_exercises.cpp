@@ -77,9 +77,12 @@ TEST_CASE("exercise 2: the verdict follows the measured spreads, and unreliable 
   CHECK(autocast_speed::finding(result) == Finding::NoClearDifference);
   result.autocast = stats(2.5, 8.8, 70);  // a median with a 10%-90% spread of 770%
   CHECK(autocast_speed::finding(result) == Finding::TooBusy);
+  CHECK(bench::reliability(result.autocast) == "unreliable: spread 767%, over 25%");
+  CHECK_THAT(bench::reliability(result.float32), Catch::StartsWith("reliable"));
   result.autocast = stats(2.5, 2.6, 2.9);
   result.float32.load.waiting_seconds = 1;  // measured while other processes held the CPUs half the time
   CHECK(autocast_speed::finding(result) == Finding::TooBusy);
+  CHECK(bench::reliability(result.float32) == "unreliable: this process's threads waited 50% of their time for a CPU");
 }
 
 TEST_CASE("exercise 3: the chapter's advice follows the roofline verdict", "[exercises]") {
