@@ -41,12 +41,8 @@ double MachineLoad::waiting_fraction() const {
   return wanted > 0 ? waiting_seconds / wanted : 0.0;
 }
 
-double MachineLoad::switches_per_second() const {
-  return wall_seconds > 0 ? static_cast<double>(involuntary_switches) / wall_seconds : 0.0;
-}
-
 bool MachineLoad::busy() const {
-  return counts_waiting ? waiting_fraction() > kBusyWaitingFraction : switches_per_second() > kBusySwitchesPerSecond;
+  return counts_waiting ? waiting_fraction() > kBusyWaitingFraction : load_average > cpus + 1;
 }
 
 std::string MachineLoad::str() const {
@@ -58,8 +54,9 @@ std::string MachineLoad::str() const {
                   100 * waiting_fraction(), static_cast<long long>(involuntary_switches), wall_seconds, load_average,
                   cpus);
   else
-    std::snprintf(text, sizeof text, "were switched out %.0f times a second (load average %.2f on %d CPUs)",
-                  switches_per_second(), load_average, cpus);
+    std::snprintf(text, sizeof text,
+                  "cannot say how long they waited for a CPU (no schedstat); load average %.2f on %d CPUs",
+                  load_average, cpus);
   return text;
 }
 

@@ -19,11 +19,12 @@ TEST_CASE("the machine counts as busy when this process's threads waited for a C
   CHECK_FALSE(MachineLoad{}.busy());
 }
 
-TEST_CASE("without the kernel's wait counts, busy falls back to involuntary switches per second", "[profiler]") {
-  MachineLoad load{.wall_seconds = 2, .cpu_seconds = 2, .involuntary_switches = 40, .counts_waiting = false};
-  CHECK_FALSE(load.busy());
-  load.involuntary_switches = 2000;
+TEST_CASE("without the kernel's wait counts, busy falls back to the load average over the CPUs", "[profiler]") {
+  MachineLoad load{.wall_seconds = 2, .cpu_seconds = 2, .counts_waiting = false, .load_average = 2.5, .cpus = 2};
+  CHECK_FALSE(load.busy());  // this process's own two threads, and a little more
+  load.load_average = 4.1;   // two more processes wanting a CPU all along
   CHECK(load.busy());
+  CHECK(load.str() == "cannot say how long they waited for a CPU (no schedstat); load average 4.10 on 2 CPUs");
 }
 
 TEST_CASE("the load prints the figures it was judged on", "[profiler]") {
