@@ -186,6 +186,12 @@ TEST_CASE("exercise 3: on a busy machine the verdicts that waiting for a CPU cou
   hot_spots::judge(unsteady, kModestCpu);
   CHECK(unsteady.ops[2].withheld.empty());
   CHECK(unsteady.ops[2].verdict.bound == profiler::Bound::Overhead);
+  // The product at 50% of the peak on its median step, 80% on its faster ones: how near the peak
+  // it runs is not told.
+  unsteady.ops[0].step_seconds_low = 0.0125, unsteady.ops[0].step_seconds_high = 0.04;
+  hot_spots::judge(unsteady, kModestCpu);
+  CHECK(unsteady.ops[0].verdict.bound == profiler::Bound::Compute);
+  CHECK_THAT(unsteady.ops[0].advice, Catch::Contains("varied too much"));
 }
 
 TEST_CASE("exercise 3: peaks measured on a busy machine, or beaten by an op, give no verdicts", "[exercises]") {

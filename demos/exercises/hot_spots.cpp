@@ -132,7 +132,8 @@ void judge(Result& result, const profiler::MachinePeaks& peaks) {
     else if (verdict.bound == profiler::Bound::Overhead && unsteady)
       spot.withheld = "its time varied too much from step to step to judge";
     if (!spot.withheld.empty()) spot.advice = "no verdict: " + spot.withheld;
-    else if (verdict.bound == profiler::Bound::Compute && spot.fraction_of_peak < kAtPeak && (busy || unsteady))
+    else if (verdict.bound == profiler::Bound::Compute && spot.fraction_of_peak < kAtPeak &&
+             (busy || (spot.spread() > kUnsteadySpread && verdict.compute_seconds >= kAtPeak * low_seconds)))
       spot.advice = std::string("compute-bound; how near the peak it runs cannot be told: ") +
                     (busy ? "the machine was too busy" : "its time varied too much from step to step");
     else spot.advice = advice(verdict, spot.fraction_of_peak);
