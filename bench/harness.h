@@ -9,6 +9,11 @@
 // Benchmarks are not tests: they print figures and never fail on time. They do stop if the two
 // things being compared do not compute the same result (check_same_values), because a fast wrong
 // answer is not a figure worth printing.
+//
+// A figure knows when it cannot be trusted: each Stats carries how busy the machine was while it
+// was measured (machine_load.h: how long this process's threads waited for a CPU another process
+// held) and its spread; reliable() is false when either says the median is not the code's own.
+// A program that draws a conclusion from a figure asks reliable() first and says so when it is not.
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -19,6 +24,8 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "machine_load.h"
 
 namespace bench {
 
@@ -43,7 +50,32 @@ struct Stats {
   double p90 = 0;  // 10% of samples were slower than this
   int samples = 0;
   int64_t calls_per_sample = 0;
+  ember::MachineLoad load;  // over the whole measurement (all cases' rounds, interleaved)
+
+  // The 10%-90% spread relative to the median: 0.05 on a quiet machine, 1 and more on a busy one.
+  double spread() const { return median > 0 ? (p90 - p10) / median : 0.0; }
+  bool reliable() const;
 };
+
+// Above this spread a median is not reliable, however quiet the machine looked.
+constexpr double kUnreliableSpread = 0.25;
+inline bool Stats::reliable() const { return !load.busy() && spread() <= kUnreliableSpread; }
+
+// Why a figure is or is not reliable, for a program to print beside it: "unreliable: this
+// process's threads waited 50% of their time for a CPU", "unreliable: spread 230%, over 25%".
+inline std::string reliability(const Stats& stats) {
+  char text[160];
+  if (stats.load.busy())
+    std::snprintf(text, sizeof text, "unreliable: this process's threads waited %.0f%% of their time for a CPU",
+                  100 * stats.load.waiting_fraction());
+  else if (!stats.reliable())
+    std::snprintf(text, sizeof text, "unreliable: spread %.0f%%, over %.0f%%", 100 * stats.spread(),
+                  100 * kUnreliableSpread);
+  else
+    std::snprintf(text, sizeof text, "reliable: threads waited %.0f%% of their time for a CPU, spread %.0f%%",
+                  100 * stats.load.waiting_fraction(), 100 * stats.spread());
+  return text;
+}
 
 struct Settings {
   double warmup_seconds = 0.2;       // per case, before any timing
@@ -72,6 +104,7 @@ inline double percentile(std::vector<double> sorted, double fraction) {
 // Warms up every case, picks how many calls make one sample, then measures all cases in
 // interleaved rounds. Returns one Stats per case, in the order given.
 inline std::vector<Stats> measure(const std::vector<Case>& cases, const Settings& settings = {}) {
+  const ember::SchedulerClock scheduler_start = ember::scheduler_clock();
   std::vector<int64_t> calls_per_sample;
   int rounds = settings.max_samples;
   for (const Case& c : cases) {
@@ -86,14 +119,24 @@ inline std::vector<Stats> measure(const std::vector<Case>& cases, const Settings
     rounds = std::min(rounds, std::max(settings.min_samples, affordable));
   }
 
+  // The rounds were sized from the warm-up; on a busy machine they run slower than it promised, so
+  // past twice the budget the measurement stops at the end of a round (after min_samples).
   std::vector<std::vector<double>> samples(cases.size());
-  for (int round = 0; round < rounds; ++round)
+  const double deadline = 2 * settings.seconds_per_case * static_cast<double>(cases.size());
+  const auto measuring = std::chrono::steady_clock::now();
+  for (int round = 0; round < rounds; ++round) {
+    if (round >= settings.min_samples && seconds_since(measuring) > deadline) {
+      rounds = round;
+      break;
+    }
     for (size_t i = 0; i < cases.size(); ++i) samples[i].push_back(time_per_call(cases[i], calls_per_sample[i]));
+  }
 
+  const ember::MachineLoad load = ember::machine_load_since(scheduler_start);
   std::vector<Stats> result;
   for (size_t i = 0; i < cases.size(); ++i)
     result.push_back({percentile(samples[i], 0.5), *std::min_element(samples[i].begin(), samples[i].end()),
-                      percentile(samples[i], 0.1), percentile(samples[i], 0.9), rounds, calls_per_sample[i]});
+                      percentile(samples[i], 0.1), percentile(samples[i], 0.9), rounds, calls_per_sample[i], load});
   return result;
 }
 

@@ -59,4 +59,11 @@ Result run(Device device, DType low_precision, const Model& shape, const bench::
   return result;
 }
 
+Finding finding(const Result& result) {
+  if (!result.float32.reliable() || !result.autocast.reliable()) return Finding::TooBusy;
+  if (result.autocast.p90 < result.float32.p10) return Finding::Faster;
+  if (result.autocast.p10 > result.float32.p90) return Finding::Slower;
+  return Finding::NoClearDifference;
+}
+
 }  // namespace exercises::autocast_speed

@@ -3,7 +3,8 @@
 // benchmarking discipline: both warmed up, the outputs compared before any time is trusted (max
 // absolute and relative error), timings interleaved, reported as median and spread, the speedup
 // as a ratio of medians. Whether autocast is faster depends on the hardware: a CPU without bf16
-// instructions (cpu_capabilities()) pays for the casts and gains nothing in the products.
+// instructions (cpu_capabilities()) pays for the casts and gains nothing in the products. What the
+// exercise concludes comes from the measurement alone (finding()), never from the CPU's flags.
 #pragma once
 #include <cstdint>
 
@@ -29,5 +30,11 @@ struct Result {
 };
 
 Result run(ember::Device device, ember::DType low_precision, const Model& model, const bench::Settings& settings);
+
+// What the figures allow one to say. Faster or slower only when the two 10%-90% spreads do not
+// overlap; nothing when either figure is unreliable (bench::Stats::reliable: measured on a busy
+// machine, or spread too wide to trust its median).
+enum class Finding { Faster, Slower, NoClearDifference, TooBusy };
+Finding finding(const Result& result);
 
 }  // namespace exercises::autocast_speed

@@ -2,27 +2,50 @@
 #include "roofline.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ops/ops.h"
 
 namespace ember::profiler {
 namespace {
 
-// The fastest of a few runs: the machine's best, not its average under whatever else runs.
+// What the cache's figures were measured with: a cache written by another method is measured anew.
+constexpr const char* kMethod =
+    "float32 matmul 512^3, 1024^3, 256x1024x1024, best; add_ and copy_ at 16Ki-16Mi floats, best batch";
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The fastest time per call of `work`: the machine's best, not its average under whatever else
+// runs. It warms up for 10 ms (oneDNN builds its kernel, pages are touched, the clock speeds up),
+// then times batches of calls, each at least 1 ms long so the clock's cost vanishes: at least
+// `batches` of them and 20 ms.
 template <typename Work>
-double best_seconds(int runs, Work&& work) {
-  double best = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
+double best_seconds_per_call(int batches, Work&& work) {
+  auto start = std::chrono::steady_clock::now();
+  int warm_up_calls = 0;
+  while (warm_up_calls == 0 || seconds_since(start) < 0.01) {
     work();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    ++warm_up_calls;
+  }
+  const double one_call = seconds_since(start) / warm_up_calls;
+  const int calls = std::max(1, static_cast<int>(1e-3 / one_call));
+  double best = std::numeric_limits<double>::infinity();
+  const auto measuring = std::chrono::steady_clock::now();
+  for (int batch = 0; batch < batches || seconds_since(measuring) < 0.02; ++batch) {
+    start = std::chrono::steady_clock::now();
+    for (int call = 0; call < calls; ++call) work();
+    best = std::min(best, seconds_since(start) / calls);
   }
   return best;
 }
@@ -36,6 +59,15 @@ std::string figure(double value, const char* unit) {  // 98.4 GFLOP/s, 11.2 GB/s
   return text;
 }
 
+std::string binary_size(double bytes) {  // 192 KiB, 3 MiB
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int i = 0;
+  while (bytes >= 1024 && i < 3) bytes /= 1024, ++i;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f %s", bytes, units[i]);
+  return text;
+}
+
 std::string seconds_text(double seconds) {
   char text[32];
   if (seconds >= 1) std::snprintf(text, sizeof text, "%.3fs", seconds);
@@ -45,20 +77,54 @@ std::string seconds_text(double seconds) {
   return text;
 }
 
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[16];
+  std::strftime(text, sizeof text, "%Y-%m-%d", &utc);
+  return text;
+}
+
 }  // namespace
 
 MachinePeaks calibrate() {
+  const SchedulerClock start = scheduler_clock();
   MachinePeaks peaks;
-  const int64_t n = 1024;  // 2.1 GFLOP per product: tens of milliseconds
-  const Tensor a = ones({n, n}), b = ones({n, n});
-  mm(a, b);  // oneDNN builds its kernel on the first call
-  peaks.flops_per_second = 2.0 * n * n * n / best_seconds(3, [&] { mm(a, b); });
-  const int64_t count = int64_t{16} << 20;  // 64 MiB of float32 each way: far beyond the caches
-  const Tensor source = ones({count});
-  Tensor target = empty({count});
-  target.copy_(source);  // touch every page once
-  peaks.bytes_per_second = 2.0 * 4 * count / best_seconds(3, [&] { target.copy_(source); });
+  // No one shape is the fastest everywhere (on a 2-core Sapphire Rapids 512³ runs at 340 GFLOP/s,
+  // 1024³ at 255-315, a training step's 256x1024x1024 at 320): the peak is the best of three.
+  using Shape = std::array<int64_t, 3>;  // m, k, n
+  for (const auto& [m, k, n] : {Shape{512, 512, 512}, Shape{1024, 1024, 1024}, Shape{256, 1024, 1024}}) {
+    const Tensor a = ones({m, k}), b = ones({k, n});
+    const double flops = 2.0 * static_cast<double>(m * k * n);
+    peaks.flops_per_second = std::max(peaks.flops_per_second, flops / best_seconds_per_call(5, [&] { mm(a, b); }));
+  }
+  // add_ reads two tensors and overwrites one, copy_ reads its source and (as the profiler counts
+  // an in-place op) its target and writes the target: 12 bytes per float32 element, either way.
+  for (int64_t elements = int64_t{16} << 10; elements <= int64_t{16} << 20; elements *= 4) {
+    Tensor target = ones({elements});
+    const Tensor source = ones({elements});
+    const double traffic = 12.0 * static_cast<double>(elements);
+    const double add_seconds = best_seconds_per_call(5, [&] { target.add_(source); });
+    const double copy_seconds = best_seconds_per_call(5, [&] { target.copy_(source); });
+    peaks.bandwidth_by_size.push_back({traffic, traffic / std::min(add_seconds, copy_seconds)});
+  }
+  peaks.bytes_per_second = peaks.bandwidth_by_size.back().bytes_per_second;
+  peaks.load = machine_load_since(start);
+  peaks.measured_on = today();
   return peaks;
+}
+
+double bandwidth_for(const MachinePeaks& peaks, double traffic_bytes) {
+  const std::vector<BandwidthAtSize>& sizes = peaks.bandwidth_by_size;
+  if (sizes.empty()) return peaks.bytes_per_second;
+  // The largest measured size not above the op's traffic (the smallest, for smaller ops); a larger
+  // size's rate counts too where noise made it faster, so the roof never drops as sizes shrink.
+  size_t first = 0;
+  while (first + 1 < sizes.size() && sizes[first + 1].traffic_bytes <= traffic_bytes) ++first;
+  double rate = 0;
+  for (size_t i = first; i < sizes.size(); ++i) rate = std::max(rate, sizes[i].bytes_per_second);
+  return rate;
 }
 
 std::string default_machine_peaks_path() {
@@ -69,32 +135,99 @@ std::string default_machine_peaks_path() {
   return (fs::path(home != nullptr ? home : ".") / ".cache" / "ember" / "machine_peaks.json").string();
 }
 
-MachinePeaks machine_peaks(const std::string& cache_path) {
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);)
+    if (line.rfind("model name", 0) == 0 && line.find(':') != std::string::npos) {
+      const size_t value = line.find_first_not_of(" \t", line.find(':') + 1);
+      return value == std::string::npos ? "" : line.substr(value);
+    }
+  return "unknown CPU";
+}
+
+namespace {
+
+// read_machine_peaks, which may throw where a field has the wrong type.
+std::optional<MachinePeaks> parse_machine_peaks(std::ifstream& cached) {
   using nlohmann::json;
-  const int threads = get_num_threads();
-  std::ifstream cached(cache_path);
-  if (cached) {
-    const json figures = json::parse(cached, nullptr, /*allow_exceptions=*/false);
-    if (figures.is_object() && figures.value("threads", 0) == threads && figures.value("flops_per_second", 0.0) > 0 &&
-        figures.value("bytes_per_second", 0.0) > 0)
-      return {figures["flops_per_second"].get<double>(), figures["bytes_per_second"].get<double>()};
+  const json figures = json::parse(cached, nullptr, /*allow_exceptions=*/false);
+  if (!figures.is_object() || figures.value("cpu_model", "") != cpu_model() ||
+      figures.value("threads", 0) != get_num_threads() || figures.value("method", "") != kMethod)
+    return std::nullopt;
+  const double age_days = (static_cast<double>(std::time(nullptr)) - figures.value("measured_at", 0.0)) / 86400;
+  if (age_days < 0 || age_days > kCalibrationMaxAgeDays) return std::nullopt;
+  MachinePeaks peaks;
+  peaks.flops_per_second = figures.value("flops_per_second", 0.0);
+  peaks.bytes_per_second = figures.value("bytes_per_second", 0.0);
+  peaks.measured_on = figures.value("measured_on", "");
+  if (!figures.contains("bandwidth_by_size") || !figures["bandwidth_by_size"].is_array()) return std::nullopt;
+  for (const json& size : figures["bandwidth_by_size"]) {
+    if (!size.is_array() || size.size() != 2 || !size[0].is_number() || !size[1].is_number()) return std::nullopt;
+    peaks.bandwidth_by_size.push_back({size[0].get<double>(), size[1].get<double>()});
+    if (peaks.bandwidth_by_size.back().bytes_per_second <= 0) return std::nullopt;
   }
-  const MachinePeaks peaks = calibrate();
+  if (peaks.flops_per_second <= 0 || peaks.bytes_per_second <= 0 || peaks.bandwidth_by_size.empty())
+    return std::nullopt;
+  return peaks;
+}
+
+}  // namespace
+
+std::optional<MachinePeaks> read_machine_peaks(const std::string& cache_path) {
+  std::ifstream cached(cache_path);
+  if (!cached) return std::nullopt;
+  try {
+    return parse_machine_peaks(cached);
+  } catch (const nlohmann::json::exception&) {  // a field of the wrong type: not figures to trust
+    return std::nullopt;
+  }
+}
+
+bool store_machine_peaks(const std::string& cache_path, const MachinePeaks& peaks) {
+  if (peaks.measured_on_busy_machine()) return false;
+  using nlohmann::json;
+  json sizes = json::array();
+  for (const BandwidthAtSize& size : peaks.bandwidth_by_size)
+    sizes.push_back({size.traffic_bytes, size.bytes_per_second});
   // A cache that cannot be written only means calibrating again next time.
   std::error_code ignored;
   std::filesystem::create_directories(std::filesystem::path(cache_path).parent_path(), ignored);
-  std::ofstream(cache_path) << json{{"flops_per_second", peaks.flops_per_second},
-                                    {"bytes_per_second", peaks.bytes_per_second},
-                                    {"threads", threads},
-                                    {"measured_with", "float32 1024x1024 matmul; 64 MiB copy"}}
-                                   .dump(2)
-                            << "\n";
+  std::ofstream file(cache_path);
+  file << json{{"cpu_model", cpu_model()},
+               {"threads", get_num_threads()},
+               {"method", kMethod},
+               {"measured_at", static_cast<double>(std::time(nullptr))},
+               {"measured_on", peaks.measured_on},
+               {"waiting_fraction", peaks.load.waiting_fraction()},
+               {"flops_per_second", peaks.flops_per_second},
+               {"bytes_per_second", peaks.bytes_per_second},
+               {"bandwidth_by_size", sizes}}
+              .dump(2)
+       << "\n";
+  return static_cast<bool>(file);
+}
+
+MachinePeaks machine_peaks(const std::string& cache_path, Calibration calibration) {
+  if (calibration == Calibration::UseCache)
+    if (std::optional<MachinePeaks> cached = read_machine_peaks(cache_path)) return *cached;
+  std::error_code ignored;
+  std::filesystem::remove(cache_path, ignored);  // wrong, stale or another machine's: not kept either way
+  MachinePeaks peaks = calibrate();
+  // A busy moment (someone's compiler finishing) may pass: one more try before giving up on the cache.
+  if (peaks.measured_on_busy_machine()) peaks = calibrate();
+  store_machine_peaks(cache_path, peaks);
   return peaks;
 }
 
 std::string to_string(const MachinePeaks& peaks) {
-  return figure(peaks.flops_per_second, "FLOP/s") + " (float32 matmul), " + figure(peaks.bytes_per_second, "B/s") +
-         " (copy)";
+  std::string text = figure(peaks.flops_per_second, "FLOP/s") + " (float32 matmul), ";
+  if (peaks.bandwidth_by_size.empty()) return text + figure(peaks.bytes_per_second, "B/s") + " (memory)";
+  text += "bytes at";
+  for (const BandwidthAtSize& size : peaks.bandwidth_by_size) {
+    text.append(" ").append(figure(size.bytes_per_second, "B/s"));
+    text.append(" (").append(binary_size(size.traffic_bytes)).append(")");
+  }
+  return text;
 }
 
 const char* to_string(Bound bound) {
@@ -106,15 +239,18 @@ const char* to_string(Bound bound) {
   return "";
 }
 
-Verdict roofline_verdict(double flops, double bytes, double seconds, const MachinePeaks& peaks) {
+Verdict roofline_verdict_from_bounds(double compute_seconds, double memory_seconds, double seconds) {
   Verdict verdict;
-  verdict.compute_seconds = flops / peaks.flops_per_second;
-  verdict.memory_seconds = bytes / peaks.bytes_per_second;
+  verdict.compute_seconds = compute_seconds;
+  verdict.memory_seconds = memory_seconds;
   verdict.seconds = seconds;
-  const double bound_seconds = std::max(verdict.compute_seconds, verdict.memory_seconds);
-  if (seconds > kOverheadFactor * bound_seconds) verdict.bound = Bound::Overhead;
-  else verdict.bound = verdict.compute_seconds >= verdict.memory_seconds ? Bound::Compute : Bound::Memory;
+  if (seconds > kOverheadFactor * std::max(compute_seconds, memory_seconds)) verdict.bound = Bound::Overhead;
+  else verdict.bound = compute_seconds >= memory_seconds ? Bound::Compute : Bound::Memory;
   return verdict;
+}
+
+Verdict roofline_verdict(double flops, double bytes, double seconds, const MachinePeaks& peaks) {
+  return roofline_verdict_from_bounds(flops / peaks.flops_per_second, bytes / bandwidth_for(peaks, bytes), seconds);
 }
 
 Verdict roofline_verdict(const EventAverage& row, const MachinePeaks& peaks) {
@@ -141,6 +277,10 @@ std::string roofline_table(const KeyAverages& averages, const MachinePeaks& peak
     return std::string(line);
   };
   std::string out = "Roofline on this machine: " + to_string(peaks) + "\n";
+  if (peaks.measured_on_busy_machine())
+    out += "(calibrated on a busy machine: its threads " + peaks.load.str() +
+           "; the verdicts lean away from "
+           "overhead-bound)\n";
   out += format_row("Name", "Self CPU avg", "FLOPs/call", "Bytes/call", "At peak FLOP", "At peak B/s", "Verdict");
   for (const EventAverage& row : rows) {
     const Verdict verdict = roofline_verdict(row, peaks);
@@ -149,7 +289,8 @@ std::string roofline_table(const KeyAverages& averages, const MachinePeaks& peak
     out += format_row(shown_name(row.key), seconds_text(verdict.seconds),
                       row.flops == 0 ? "--" : figure(row.flops / calls, ""), bytes == 0 ? "--" : figure(bytes, "B"),
                       row.flops == 0 ? "--" : seconds_text(verdict.compute_seconds),
-                      bytes == 0 ? "--" : seconds_text(verdict.memory_seconds), to_string(verdict.bound));
+                      bytes == 0 ? "--" : seconds_text(verdict.memory_seconds),
+                      verdict.faster_than_peaks() ? "faster than the peaks: recalibrate" : to_string(verdict.bound));
   }
   return out;
 }
