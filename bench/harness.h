@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "machine_load.h"
+#include "profiler/machine_load.h"
 
 namespace bench {
 

@@ -3,10 +3,7 @@
 // the list, the dtype, the inference-mode error's first sentence and the profiler's top two ops.
 // Its output equals the chapter's printed output byte for byte (demos/chapter_expected_output.txt,
 // checked by a CTest test).
-#include <time.h>
-
 #include <algorithm>
-#include <chrono>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -29,27 +26,6 @@ std::string python_list(const std::vector<std::string>& values) {
   return out + "]";
 }
 const char* python_bool(bool value) { return value ? "True" : "False"; }
-
-// The share of a stretch of wall-clock time that this thread spent on a CPU. A profile records
-// wall-clock time, so while other programs hold the cores, an op that was preempted carries
-// their time too; a share well under 1 says the profile measured the machine's load.
-class CpuShare {
- public:
-  CpuShare() : wall_start_(std::chrono::steady_clock::now()), cpu_start_(thread_cpu_seconds()) {}
-  double share() const {
-    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start_).count();
-    return (thread_cpu_seconds() - cpu_start_) / wall;
-  }
-
- private:
-  static double thread_cpu_seconds() {
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-  }
-  std::chrono::steady_clock::time_point wall_start_;
-  double cpu_start_;
-};
 
 }  // namespace
 
@@ -130,22 +106,23 @@ int main() {
   std::cout << "GPU 上要配 GradScaler（fp16）或者直接用 bf16（不用 scaler）；CPU 上没有专门的矩阵指令时反而更慢\n";
 
   std::cout << "\n—— profiler：先看是谁最慢 ——\n";
-  // 量之前先锁住变量: a profile taken while other programs held the CPU is taken again (at most
-  // three times, each from the same state: no .grad yet), and stderr says when none ran undisturbed.
+  // 量之前先锁住变量: a profile is wall-clock time, so one taken while other programs held the CPU
+  // measures them too (profiler/machine_load.h). It is taken again, at most three times and each
+  // from the same state (no .grad yet), and stderr says when none ran undisturbed.
   std::vector<profiler::EventAverage> top;
   for (int attempt = 1;; ++attempt) {
-    CpuShare cpu_share;
+    const SchedulerClock start = scheduler_clock();
     profiler::Profiler prof({.activities = {profiler::ProfilerActivity::CPU}});
     big(xb).sum().backward();
     prof.stop();
     top.clear();
     for (const profiler::EventAverage& e : prof.key_averages())
       if (e.key.rfind("aten::", 0) == 0) top.push_back(e);
-    if (cpu_share.share() >= 0.8) break;
+    const MachineLoad load = machine_load_since(start);
+    if (!load.busy()) break;
     if (attempt == 3) {
-      std::cerr << "chapter: other programs held the CPU during all three profiles (this thread ran "
-                << static_cast<int>(100 * cpu_share.share()) << "% of the last one): the ranking below measures "
-                << "their load as well as the ops\n";
+      std::cerr << "chapter: other programs held the CPU during all three profiles (its threads " << load.str()
+                << "): the ranking below measures their load as well as the ops\n";
       break;
     }
     big.zero_grad(/*set_to_none=*/true);  // the next profile starts where this one did

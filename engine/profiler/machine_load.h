@@ -7,10 +7,10 @@
 // time waiting in the run queue), so the figure is about this measurement, not about the last
 // minute as the load average is.
 //
-// What separates a quiet machine from a busy one (2-core Sapphire Rapids VM, the exercises'
-// measurements, issue 19): on a quiet machine their threads waited 0-2% of their runnable time
-// (7% once, while another helper's build started); beside two `yes > /dev/null` loops 50%, beside
-// other processes' compilers 43-72%. Busy is more than kBusyWaitingFraction. Involuntary context
+// What separates a quiet machine from a busy one (measured on a 2-core Sapphire Rapids VM, around
+// the exercises' measurements): on a quiet machine their threads waited 0-2% of their runnable
+// time (7% once, while a build started beside them); beside two `yes > /dev/null` loops 50%,
+// beside other processes' compilers 43-72%. Busy is more than kBusyWaitingFraction. Involuntary context
 // switches do not separate them (quiet 56-240 a second, since this process's own threads take
 // turns; loaded 140-280), so they are printed, not judged on. Where the kernel keeps no schedstat,
 // the 1-minute load average stands in, a lagging figure: busy when it exceeds the CPUs by one
