@@ -1,5 +1,5 @@
 // Shared by tests/test_random_*.cpp: tensors compared with tests/fixtures/random.json and
-// nn_random.json by raw bit pattern or by hash, as tools/fixtures/random.py writes them, and
+// nn_random.json by raw bit pattern or by hash, as tools/fixtures/random_bits.py writes them, and
 // PyTorch's messages for the random ops' errors.
 #pragma once
 #include <cstdint>
@@ -63,7 +63,7 @@ inline std::string bit_difference(const Tensor& t, const json& spec) {
   return "";
 }
 
-// FNV-1a (64-bit) over the tensor's bytes, as tools/fixtures/random.py hashes them.
+// FNV-1a (64-bit) over the tensor's bytes, as tools/fixtures/random_bits.py hashes them.
 inline uint64_t fnv1a64(const Tensor& t, uint64_t hash = 0xcbf29ce484222325ull) {
   const Tensor c = t.contiguous();
   const unsigned char* bytes = static_cast<const unsigned char*>(c.raw_data());

@@ -1,5 +1,6 @@
-// Runs a replay.json program through ember the way tools/fixtures/replay.py ran it through
-// PyTorch, comparing after every statement (see replay_interpreter.h and the script's docstring).
+// Runs a replay.json program through ember the way tools/fixtures/replay_program.py ran it through
+// PyTorch, comparing after every statement (see replay_interpreter.h and tools/fixtures/replay.py's
+// docstring).
 #include "replay_interpreter.h"
 
 #include <cmath>

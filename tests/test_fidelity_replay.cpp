@@ -1,6 +1,6 @@
 // What the differential replay (test_replay.cpp) found ember doing differently from PyTorch 1.13
 // once issue 13's table was fixed, one behaviour per case, with PyTorch's text or value from
-// fidelity.json (tools/fixtures/fidelity.py, replay_found_cases).
+// fidelity.json (tools/fixtures/fidelity_replay.py).
 #include <catch2/catch.hpp>
 
 #include "ember.h"

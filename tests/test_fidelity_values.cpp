@@ -32,7 +32,7 @@ std::string exact_difference(const Tensor& actual, const fixture::json& expected
 
 using Op = std::function<Tensor(const std::vector<Tensor>&)>;
 
-// The ops of tools/fixtures/fidelity.py's layout cases, by the name there.
+// The ops of tools/fixtures/fidelity_values.py's layout cases, by the name there.
 const std::map<std::string, Op>& layout_ops() {
   static const std::map<std::string, Op> ops{
       {"neg", [](const auto& in) { return -in[0]; }},

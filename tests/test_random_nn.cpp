@@ -1,7 +1,8 @@
 // Randomness through nn, bit for bit as PyTorch's CPU build makes it: nn::Linear's initialisation,
 // the chapter's sequence of draws, a seeded 512-wide MLP end to end, and dropout, compared with
 // tests/fixtures/nn_random.json (written by tools/make_fixtures.py from PyTorch 1.13, layouts in
-// tools/fixtures/random.py). The generator and the sampling ops are in test_random_sampling.cpp.
+// tools/fixtures/random.py). The generator, the sampling ops and the samplers' rules are in
+// test_random_generator.cpp, test_random_sampling.cpp and test_random_rules.cpp.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

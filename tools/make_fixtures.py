@@ -31,7 +31,8 @@ calls torch.manual_seed first, and JSON is written compactly
                                 tables for a fixed event list (tools/fixtures/profiler.py)
   tests/fixtures/fidelity.json  the behaviours a differential fuzz found ember getting wrong
                                 (issue 13's table): layouts, no_grad views, freed graphs, sqrt
-                                bits, texts (keys documented in tools/fixtures/fidelity.py)
+                                bits, texts (keys documented in tools/fixtures/fidelity.py and the
+                                fidelity_*.py files it names)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
