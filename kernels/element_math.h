@@ -12,7 +12,7 @@
 
 namespace ember::kernels {
 
-enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow, Sign };
+enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow, Sign, Abs };
 
 // Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through
 // uint64_t because signed overflow is undefined behaviour in C++. Floats are unaffected.
@@ -58,7 +58,8 @@ EMBER_HOST_DEVICE T unary_formula(UnaryOp op, T x, double exponent) {
       if (exponent == 0.5) return sqrt(x);
       if (exponent == -1) return T(1) / x;
       return pow(x, static_cast<T>(exponent));
-    case UnaryOp::Sign: return T((T(0) < x) - (x < T(0)));  // PyTorch's: 0 for NaN, +0 for -0
+    case UnaryOp::Sign: return T((T(0) < x) - (x < T(0)));           // PyTorch's: 0 for NaN, +0 for -0
+    case UnaryOp::Abs: return x < T(0) ? -x : x == T(0) ? T(0) : x;  // +0 for -0, NaN stays NaN
   }
   return x;
 }
@@ -66,7 +67,7 @@ EMBER_HOST_DEVICE T unary_formula(UnaryOp op, T x, double exponent) {
 // Whether op takes int64 elements (the others need a floating-point input: the op layer gives
 // exp, log, ... of an integer tensor a floating result before the kernel runs).
 EMBER_HOST_DEVICE inline bool takes_integers(UnaryOp op, double exponent) {
-  return op == UnaryOp::Neg || op == UnaryOp::Relu || op == UnaryOp::Sign ||
+  return op == UnaryOp::Neg || op == UnaryOp::Relu || op == UnaryOp::Sign || op == UnaryOp::Abs ||
          (op == UnaryOp::Pow && exponent >= 0 && exponent == floor(exponent));
 }
 // op(x) for an int64 element, for the ops that take integers.
@@ -76,6 +77,7 @@ EMBER_HOST_DEVICE inline int64_t unary_integer_formula(UnaryOp op, int64_t x, do
     case UnaryOp::Relu: return x < 0 ? 0 : x;
     case UnaryOp::Pow: return integer_power(x, static_cast<uint64_t>(exponent));
     case UnaryOp::Sign: return (0 < x) - (x < 0);
+    case UnaryOp::Abs: return x < 0 ? minus(int64_t{0}, x) : x;  // wraps: |INT64_MIN| is INT64_MIN
     default: return x;
   }
 }

@@ -62,6 +62,7 @@ const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
       {"tanh", [](const Inputs& in, const json&) { return one(tanh(in[0])); }},
       {"pow", [](const Inputs& in, const json& args) { return one(pow(in[0], scalar_arg(args["exponent"]))); }},
       {"sign", [](const Inputs& in, const json&) { return one(sign(in[0])); }},
+      {"abs", [](const Inputs& in, const json&) { return one(abs(in[0])); }},
       {"add", [](const Inputs& in, const json& args) { return one(add(in[0], in[1], alpha_arg(args))); }},
       {"sub", [](const Inputs& in, const json& args) { return one(sub(in[0], in[1], alpha_arg(args))); }},
       {"mul", [](const Inputs& in, const json&) { return one(mul(in[0], in[1])); }},

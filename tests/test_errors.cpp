@@ -145,6 +145,7 @@ TEST_CASE("type errors of element-wise ops", "[errors]") {
   Tensor flags = from_vector(std::vector<bool>{true, false}, {2});
   CHECK_THROWS_WITH(flags - r({2}), torch_error("sub_bool_float"));
   CHECK_THROWS_WITH(r({2}) - flags, torch_error("sub_bool_float"));
+  CHECK_THROWS_WITH(abs(flags), torch_error("abs_bool"));
   Tensor counts = r({2}, kInt64);
   CHECK_THROWS_WITH(counts += 0.5, "result type Float can't be cast to the desired output type Long");
   CHECK_THROWS_WITH(r({2}).data_ptr<double>(), "expected scalar type Double but found Float");

@@ -86,6 +86,12 @@ struct PowBackward0 {  // d x^e = e x^(e-1)
     return {g * x.pow(exponent - 1) * exponent};
   }
 };
+struct AbsBackward0 {  // sign(x), so 0 at 0 (PyTorch's sgn)
+  static constexpr const char* name = "AbsBackward0";
+  SavedTensor self;
+  auto saved() { return std::tie(self); }
+  Grads apply(const Tensor& g, Needs) const { return {g * sign(self.unpack())}; }
+};
 struct SignBackward0 {  // constant almost everywhere
   static constexpr const char* name = "SignBackward0";
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g)}; }
@@ -394,16 +400,15 @@ struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old valu
 };
 
 // The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
-using BackwardFunction =
-    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0,
-                 ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0,
-                 TanhBackward0, SignBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1,
-                 MaxBackward1, MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0,
-                 DotBackward0, MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0,
-                 MseLossBackward0, NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0,
-                 ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1,
-                 UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0,
-                 SliceBackward0, AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
-                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
+using BackwardFunction = std::variant<
+    AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0, ExpBackward0,
+    LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0,
+    AbsBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1, MinBackward1,
+    MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0, MvBackward0, SoftmaxBackward0,
+    LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0, CatBackward0, StackBackward0,
+    ToCopyBackward0, CloneBackward0, ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0,
+    SqueezeBackward1, UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0,
+    SelectBackward0, SliceBackward0, AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0,
+    NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
 
 }  // namespace ember::autograd

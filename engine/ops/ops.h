@@ -53,6 +53,7 @@ Tensor log(const Tensor& a);
 Tensor sqrt(const Tensor& a);
 Tensor pow(const Tensor& a, Scalar exponent);
 Tensor sign(const Tensor& a);  // -1, 0 or 1 (0 for NaN)
+Tensor abs(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);

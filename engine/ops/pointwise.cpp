@@ -148,6 +148,14 @@ struct Tanh : FunctionalOp {
   }
   static TanhBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
+struct Abs : FunctionalOp {
+  static constexpr const char* name = "aten::abs";
+  static Tensor compute(const Tensor& a) {
+    EMBER_CHECK(a.dtype() != kBool, "\"abs_", a.device().is_cpu() ? "cpu" : "cuda", "\" not implemented for 'Bool'");
+    return elementwise::unary(UnaryOp::Abs, a, a.dtype());
+  }
+  static AbsBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
+};
 struct Sign : FunctionalOp {  // -1, 0 or 1 in the input's dtype; a bool stays itself
   static constexpr const char* name = "aten::sign";
   static Tensor compute(const Tensor& a) { return elementwise::unary(UnaryOp::Sign, a, a.dtype()); }
@@ -322,6 +330,7 @@ Tensor sigmoid(const Tensor& a) { return call<Sigmoid>(a); }
 Tensor tanh(const Tensor& a) { return call<Tanh>(a); }
 Tensor pow(const Tensor& a, Scalar exponent) { return call<Pow>(a, exponent); }
 Tensor sign(const Tensor& a) { return call<Sign>(a); }
+Tensor abs(const Tensor& a) { return call<Abs>(a); }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Eq>>(a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Ne>>(a, b); }
