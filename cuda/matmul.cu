@@ -13,6 +13,7 @@
 
 #include <mutex>
 
+#include "blas_handles.h"
 #include "core/cuda_backend.h"
 #include "device_loops.cuh"
 #include "kernels/kernel_list.h"
@@ -25,18 +26,34 @@ void check(cublasStatus_t status, const char* what) {
               static_cast<int>(status));
 }
 
-// One handle per device, created on first use (cublasCreate or cublasLtCreate).
+// One handle of each kind per device, created on first use (cublasCreate or cublasLtCreate) or
+// ahead of it (create_blas_handles).
+template <typename Handle>
+struct Handles {
+  std::mutex mutex;
+  Handle of_device[16] = {};
+};
+template <typename Handle>
+Handles<Handle>& handles() {
+  static Handles<Handle> instance;  // never destroyed before exit: the driver reclaims them
+  return instance;
+}
 template <typename Handle, typename Create>
 Handle handle_for(int device, Create create, const char* what) {
-  static std::mutex mutex;
-  static Handle handles[16] = {};
-  std::lock_guard lock(mutex);
+  Handles<Handle>& all = handles<Handle>();
+  std::lock_guard lock(all.mutex);
   EMBER_CHECK(device >= 0 && device < 16, "Invalid device index ", device);
-  if (!handles[device]) {
+  if (!all.of_device[device]) {
     cudaSetDevice(device);
-    check(create(&handles[device]), what);
+    check(create(&all.of_device[device]), what);
   }
-  return handles[device];
+  return all.of_device[device];
+}
+template <typename Handle>
+bool handle_exists(int device) {
+  Handles<Handle>& all = handles<Handle>();
+  std::lock_guard lock(all.mutex);
+  return device >= 0 && device < 16 && all.of_device[device] != nullptr;
 }
 
 cudaDataType_t cuda_type(DType dtype) {
@@ -151,6 +168,15 @@ bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, d
 }
 
 }  // namespace
+
+void create_blas_handles(int device) {
+  handle_for<cublasHandle_t>(device, cublasCreate, "cublasCreate");
+  handle_for<cublasLtHandle_t>(device, cublasLtCreate, "cublasLtCreate");
+}
+
+bool blas_handles_created(int device) {
+  return handle_exists<cublasHandle_t>(device) && handle_exists<cublasLtHandle_t>(device);
+}
 
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   const int64_t batch = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
