@@ -26,11 +26,14 @@ skipped_marker="ember test skipped:"
 
 note() { printf '%s\n' "$*" >>"$summary"; }
 elapsed() { echo $(($(date +%s) - start)); }
-# The seconds a step may run: at most $1, and never past the deadline less 30 s for what follows.
+# The seconds a step may run: at most $1, and never past the deadline less 30 s for what follows;
+# 0 when less than 10 s are left, and the step is then reported as not run.
 allowance() {
   local left=$((deadline - $(elapsed) - 30))
-  if ((left < $1)); then echo $((left > 10 ? left : 10)); else echo "$1"; fi
+  ((left >= 10)) || left=0
+  echo $((left < $1 ? left : $1))
 }
+out_of_time() { problems+=("not run, out of time (EMBER_GPU_CHECK_DEADLINE=$deadline s): $*"); }
 shorten() { local line=$1; ((${#line} > 150)) && line="${line:0:147}..."; printf '%s' "$line"; }
 
 # A file over 16 MiB keeps its first 8 and last 7 MiB; the folder must hold at most 8 files.
@@ -70,7 +73,7 @@ gate() {
   if [ ! -x "$bench" ]; then
     line="no CUDA GPU visible: $build has no bench/bench_cuda to ask the CUDA runtime (ember built without CUDA?)"
   else
-    line=$(timeout 60 "$bench" --device 2>&1)
+    line=$(timeout -k 10 60 "$bench" --device 2>&1)
     code=$?
     if ((code == 0)); then
       note "GPU: $line"
@@ -93,15 +96,17 @@ catch_spec() {
 }
 
 gpu_test_cases() {
-  local tests=$build/tests/ember_tests log=$out/tests.log name output code began passed=0 failed=() skipped=()
+  local tests=$build/tests/ember_tests log=$out/tests.log name output code began seconds passed=0 failed=() skipped=()
   local names=() began_all
   began_all=$(date +%s)
   mapfile -t names < <("$tests" "[gpu]" --list-test-names-only 2>/dev/null | sed '/^ *$/d')
   : >"$log"
   for name in "${names[@]}"; do
     began=$(date +%s)
+    seconds=$(allowance 240)
+    ((seconds > 0)) || { out_of_time "$name"; continue; }
     echo "==== $name" >>"$log"
-    output=$(timeout "$(allowance 240)" "$tests" "$(catch_spec "$name")" --warn NoTests 2>&1)
+    output=$(timeout -k 10 "$seconds" "$tests" "$(catch_spec "$name")" --warn NoTests 2>&1)
     code=$?
     printf '%s\n==== exit %d after %d s\n\n' "$output" "$code" $(($(date +%s) - began)) >>"$log"
     if [[ $output == *"$skipped_marker"* ]]; then
@@ -125,8 +130,10 @@ gpu_test_cases() {
 }
 
 bench() {
-  local log=$out/bench_cuda.log code
-  timeout "$(allowance 240)" "$build/bench/bench_cuda" "$out" >"$log" 2>&1
+  local log=$out/bench_cuda.log code seconds
+  seconds=$(allowance 240)
+  ((seconds > 0)) || { out_of_time bench_cuda; return; }
+  timeout -k 10 "$seconds" "$build/bench/bench_cuda" "$out" >"$log" 2>&1
   code=$?
   note ""
   note "bench_cuda (bench_cuda.log):"
@@ -155,11 +162,13 @@ chart() {
 }
 
 exercises() {
-  local log=$out/exercises.log scratch=$build/gpu-check-scratch code
+  local log=$out/exercises.log scratch=$build/gpu-check-scratch code seconds
   rm -rf "$scratch" && mkdir -p "$scratch"
   : >"$log"
+  seconds=$(allowance 150)
+  ((seconds > 0)) || { out_of_time "exercises 2 and 1"; return; }
   echo "==== exercise 2: fp32 vs autocast" >>"$log"
-  timeout "$(allowance 150)" "$build/demos/exercise2_autocast" "$scratch" >>"$log" 2>&1
+  timeout -k 10 "$seconds" "$build/demos/exercise2_autocast" "$scratch" >>"$log" 2>&1
   code=$?
   note ""
   note "exercise 2 on the GPU (exercises.log):"
@@ -174,7 +183,9 @@ exercises() {
   echo "==== exercise 1: memory per step" >>"$log"
   local before
   before=$(wc -l <"$log")
-  timeout "$(allowance 120)" "$build/demos/exercise1_memory_leak" "$scratch" >>"$log" 2>&1
+  seconds=$(allowance 120)
+  ((seconds > 0)) || { out_of_time "exercise 1"; return; }
+  timeout -k 10 "$seconds" "$build/demos/exercise1_memory_leak" "$scratch" >>"$log" 2>&1
   code=$?
   note "exercise 1 on the GPU:"
   tail -n +"$before" "$log" | awk '/memory_allocated\(cuda/{on=1} on && /^growth per step/{block=1; next}
