@@ -117,8 +117,8 @@ gpu_test_cases() {
       failed+=("$name (exit $code$( ((code == 124)) && echo ': timed out'))")
     fi
   done
-  note "GPU test cases [gpu], each in its own process: ${#names[@]} run, $passed passed, ${#failed[@]} failed," \
-    "${#skipped[@]} skipped ($(($(date +%s) - began_all)) s; tests.log)"
+  note "GPU test cases [gpu], each in its own process: $((passed + ${#failed[@]} + ${#skipped[@]})) of ${#names[@]} run," \
+    "$passed passed, ${#failed[@]} failed, ${#skipped[@]} skipped ($(($(date +%s) - began_all)) s; tests.log)"
   ((${#names[@]} > 0)) || problems+=("no test case tagged [gpu] was found in $tests")
   for name in "${failed[@]}"; do problems+=("failed: $name"); done
   for name in "${skipped[@]}"; do problems+=("skipped on the GPU machine: $name"); done
