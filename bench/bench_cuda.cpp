@@ -83,6 +83,8 @@ cudaDataType_t cuda_type(DType dtype) {
 void products_against_cublas(const Device& gpu) {
   cublasHandle_t handle;
   check(cublasCreate(&handle), "cublasCreate");
+  // As ember's handle (cuda/matmul.cu): split sums over K added in float32.
+  check(cublasSetMathMode(handle, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION), "cublasSetMathMode");
   std::printf("%-10s %6s %14s %14s %15s %14s\n", "dtype", "n", "ember TFLOP/s", "cuBLAS TFLOP/s", "ember / cuBLAS",
               "max rel diff");
   for (int64_t n : {4096, 8192}) {
