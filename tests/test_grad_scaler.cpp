@@ -70,7 +70,7 @@ TEST_CASE("unscaled gradients equal the gradients of the unscaled loss", "[amp]"
   CHECK(scaled_model.p.tolist_str() == "[0.9375, 2.75, -2.5]");
 }
 
-TEST_CASE("GradScaler on CUDA tensors checks for inf on the device and skips that step", "[amp][cuda]") {
+TEST_CASE("GradScaler on CUDA tensors checks for inf on the device and skips that step", "[amp][cuda][gpu]") {
   if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   Tensor p = full({3}, 1.0, Options().device(gpu).requires_grad());
