@@ -79,6 +79,7 @@ class Tensor {
   int64_t dim() const { return checked().sizes.size(); }
   int64_t numel() const { return checked().numel; }
   DType dtype() const { return checked().dtype; }
+  DType scalar_type() const { return dtype(); }  // libtorch's name for it
   Device device() const { return checked().device(); }
   int64_t storage_offset() const { return checked().storage_offset; }
   int64_t element_size() const { return ember::element_size(dtype()); }
@@ -95,6 +96,9 @@ class Tensor {
   void* raw_data() const { return checked().data(); }
   template <typename T>
   T item() const;  // one element, converted to T
+  // The one element as a Scalar, as libtorch's item(): a double for floating dtypes, an integer
+  // for int64, a bool for bool; `loss.item().to<float>()`, or printed with `<<`.
+  Scalar item() const;
   template <typename T>
   std::vector<T> to_vector() const;  // all elements in row-major order, converted to T
 
