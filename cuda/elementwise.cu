@@ -13,11 +13,11 @@ void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
   switch (op) {
     case BinaryOp::Add:
       map_elements<T, T, T>(
-          out, {a, b}, [k] __device__(T x, T y) { return plus(x, times(k, y)); }, "add");
+          out, {a, b}, [k] __device__(T x, T y) { return multiply_add(k, y, x); }, "add");
       break;
     case BinaryOp::Sub:
       map_elements<T, T, T>(
-          out, {a, b}, [k] __device__(T x, T y) { return minus(x, times(k, y)); }, "sub");
+          out, {a, b}, [k] __device__(T x, T y) { return multiply_add(negated(k), y, x); }, "sub");
       break;
     case BinaryOp::Mul:
       map_elements<T, T, T>(

@@ -41,6 +41,23 @@ EMBER_HOST_DEVICE inline int64_t integer_power(int64_t x, uint64_t e) {
   return result;
 }
 
+// x * y + z rounded once, as PyTorch's CPU kernels compute `a + alpha * b` (add and sub with an
+// alpha: Vectorized's fmadd, and the compiler fuses their scalar loops alike) and addcmul's last
+// step; so an optimizer's `p.add_(g, -lr)` gives PyTorch's bits. Integers wrap.
+template <typename T>
+EMBER_HOST_DEVICE T multiply_add(T x, T y, T z) {
+  if constexpr (std::is_integral_v<T>) return plus(times(x, y), z);
+  else if constexpr (std::is_same_v<T, float>) return fmaf(x, y, z);
+  else return fma(x, y, z);
+}
+
+// -x, wrapping for integers (sub's alpha: PyTorch subtracts by adding alpha negated).
+template <typename T>
+EMBER_HOST_DEVICE T negated(T x) {
+  if constexpr (std::is_integral_v<T>) return minus(T(0), x);
+  else return -x;
+}
+
 // op(x) for a float32 or float64 element; `exponent` is Pow's.
 template <typename T>
 EMBER_HOST_DEVICE T unary_formula(UnaryOp op, T x, double exponent) {

@@ -25,11 +25,11 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
     switch (op) {
       case BinaryOp::Add:
         if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return plus(x, y); });
-        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return plus(x, times(k, y)); });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return multiply_add(k, y, x); });
         break;
       case BinaryOp::Sub:
         if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return minus(x, y); });
-        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return minus(x, times(k, y)); });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return multiply_add(negated(k), y, x); });
         break;
       case BinaryOp::Mul: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return times(x, y); }); break;
       case BinaryOp::Div:

@@ -1,7 +1,9 @@
-// The SGD update, written as torch/optim/sgd.py's _single_tensor_sgd.
+// The SGD update, written as torch/optim/sgd.py's _single_tensor_sgd (each `add` with an alpha is
+// rounded once, as PyTorch's, so the steps are PyTorch's bits).
 #include "sgd.h"
 
 #include "core/grad_mode.h"
+#include "ops/ops.h"
 
 namespace ember::optim {
 
@@ -23,7 +25,7 @@ void SGD::step() {
     Tensor& p = parameters_[i];
     Tensor g = p.grad();
     if (!g.defined()) continue;
-    if (options_.weight_decay != 0) g = g + p * options_.weight_decay;
+    if (options_.weight_decay != 0) g = add(g, p, options_.weight_decay);
     if (options_.momentum != 0) {
       Tensor& buf = momentum_buffers_[i];
       if (!buf.defined()) {
@@ -31,7 +33,7 @@ void SGD::step() {
       } else {
         buf.mul_(options_.momentum).add_(g, 1 - options_.dampening);
       }
-      g = options_.nesterov ? g + buf * options_.momentum : buf;
+      g = options_.nesterov ? add(g, buf, options_.momentum) : buf;
     }
     p.add_(g, -options_.lr);
   }
