@@ -172,6 +172,15 @@ class Tensor {
   Tensor sigmoid() const;
   Tensor tanh() const;
   Tensor neg() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(Scalar min) const;
+  Tensor clamp_max(Scalar max) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
 
@@ -184,6 +193,8 @@ class Tensor {
   Tensor& mul_(Scalar other);
   Tensor& div_(const Tensor& other);
   Tensor& div_(Scalar other);
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);  // += value * t1 * t2
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);  // += value * t1 / t2
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
