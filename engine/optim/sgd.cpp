@@ -7,16 +7,14 @@
 
 namespace ember::optim {
 
-SGD::SGD(std::vector<Tensor> parameters, SGDOptions options)
-    : parameters_(std::move(parameters)),
-      momentum_buffers_(parameters_.size()),
-      options_(options) {
+SGD::SGD(std::vector<Tensor> parameters, SGDOptions options) : options_(options) {
   EMBER_CHECK(options.lr >= 0, "Invalid learning rate: ", options.lr);
   EMBER_CHECK(options.momentum >= 0, "Invalid momentum value: ", options.momentum);
   EMBER_CHECK(options.weight_decay >= 0, "Invalid weight_decay value: ", options.weight_decay);
   EMBER_CHECK(!options.nesterov || (options.momentum > 0 && options.dampening == 0),
               "Nesterov momentum requires a momentum and zero dampening");
-  for (const Tensor& p : parameters_) EMBER_CHECK(p.is_leaf(), "can't optimize a non-leaf Tensor");
+  set_parameters(std::move(parameters));
+  momentum_buffers_.resize(parameters_.size());
 }
 
 void SGD::step() {
@@ -36,14 +34,6 @@ void SGD::step() {
       g = options_.nesterov ? add(g, buf, options_.momentum) : buf;
     }
     p.add_(g, -options_.lr);
-  }
-}
-
-void SGD::zero_grad(bool set_to_none) {
-  NoGradGuard no_grad;
-  for (Tensor& p : parameters_) {
-    if (set_to_none) p.mutable_grad() = Tensor();
-    else if (p.grad().defined()) p.grad().zero_();
   }
 }
 
