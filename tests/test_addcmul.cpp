@@ -61,3 +61,11 @@ TEST_CASE("addcmul_ of a tensor with itself refuses to differentiate through the
                     Catch::Contains("modified by an inplace operation: [torch.FloatTensor [3]], which is output 0 of "
                                     "AddcmulBackward0, is at version 1; expected version 0 instead."));
 }
+
+TEST_CASE("addcdiv by an integer tensor2 gives tensor1 the gradient value / tensor2", "[autograd]") {
+  // PyTorch 1.13 raises in this backward ("result type Float can't be cast to the desired output
+  // type Long", from its Scalar / Tensor); ember gives the gradient.
+  Tensor self = zeros({3}, Options().requires_grad()), t1 = ones({3}, Options().requires_grad());
+  addcdiv(self, t1, from_vector<int64_t>({1, 2, 4}, {3}), 1.5).sum().backward();
+  CHECK(t1.grad().tolist_str() == "[1.5, 0.75, 0.375]");
+}

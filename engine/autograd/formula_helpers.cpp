@@ -58,8 +58,11 @@ Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar>
 }
 
 Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& tensor2, Scalar value, Needs needs) {
-  // value / tensor2 as ATen's Scalar / Tensor: the value in tensor2's dtype, divided by it.
-  return {g, needs[1] ? g * (scalar_tensor(value, tensor2.dtype()).to(tensor2.device()) / tensor2) : Tensor(),
+  // value / tensor2 as ATen's Scalar / Tensor: the value in tensor2's dtype, divided by it. (An
+  // integer tensor2 takes g's dtype instead: PyTorch's backward raises "result type Float can't be
+  // cast to the desired output type Long" there.)
+  const DType value_dtype = tensor2.is_floating_point() ? tensor2.dtype() : g.dtype();
+  return {g, needs[1] ? g * (scalar_tensor(value, value_dtype).to(tensor2.device()) / tensor2) : Tensor(),
           needs[2] ? -g * (tensor1 * value / (tensor2 * tensor2)) : Tensor()};
 }
 
