@@ -7,8 +7,12 @@
 
 namespace vs_libtorch {
 
-// FLOP/s of one thread, measured (about 0.1 s); 0 where the CPU has no AVX2 FMA (the floor is then
-// not printed).
-double fma_peak_one_thread();
+struct FmaPeak {
+  double flops_per_second = 0;  // 0 where the CPU has no AVX2 FMA (the floor is then not printed)
+  const char* width = "";       // the FMAs measured: the widest the CPU has
+};
+
+// FLOP/s of one thread, measured (about 0.1 s) with the widest FMA the CPU has.
+FmaPeak fma_peak_one_thread();
 
 }  // namespace vs_libtorch

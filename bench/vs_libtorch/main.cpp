@@ -117,14 +117,14 @@ int main(int argc, char* argv[]) {
   }
 
   // The floor, at one thread, from the fastest samples.
-  const double peak = vs_libtorch::fma_peak_one_thread();
+  const vs_libtorch::FmaPeak fma = vs_libtorch::fma_peak_one_thread();
+  const double peak = fma.flops_per_second;
   if (peak == 0) return 0;
-  std::printf(
-      "\nfloor: one core's float32 FMA peak, measured now, is %.1f GFLOP/s; at it, a workload's matrix products\n"
-      "alone take the time below. Fastest samples at 1 thread, each as a share of the peak:\n"
-      "| workload | products at peak | libtorch 1T | share | ember 1T | share | 0.8x libtorch needs |\n"
-      "|---|---|---|---|---|---|---|\n",
-      peak / 1e9);
+  std::printf("\nfloor: one core's float32 FMA peak, measured now (%s FMAs), is %.1f GFLOP/s; at it, a workload's\n"
+              "matrix products alone take the time below. Fastest samples at 1 thread, each as a share of the peak:\n"
+              "| workload | products at peak | libtorch 1T | share | ember 1T | share | 0.8x libtorch needs |\n"
+              "|---|---|---|---|---|---|---|\n",
+              fma.width, peak / 1e9);
   for (size_t i = 0; i < ember.size(); ++i) {
     const double flops = ember[i].product_flops;
     if (flops == 0 || ember[i].name.find(only) == std::string::npos) continue;
