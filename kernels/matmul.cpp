@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "contention.h"
 #include "convert.h"
 #include "core/storage.h"
 #include "packed_weights.h"
@@ -226,7 +227,10 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
   if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);
   std::optional<OneThreadScope> one_thread;
-  if (multiply_adds <= kSingleThreadedProduct && omp_get_max_threads() > 1) one_thread.emplace();
+  // A product too small to pay for waking threads, or one whose OpenMP team would wait at its
+  // barrier for a thread another process keeps off the CPU (contention.h), runs on this thread.
+  if (omp_get_max_threads() > 1 && (multiply_adds <= kSingleThreadedProduct || cores_are_contended()))
+    one_thread.emplace();
   switch (out.dtype()) {
     case DType::Float32: gemm_onednn(out, a, b, alpha, beta, bias); return;
     case DType::BFloat16:
