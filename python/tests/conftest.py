@@ -3,6 +3,7 @@ build/python; run by hand: PYTHONPATH=build/python python3 -m pytest python/test
 memory check of the C++ suite (tests/main.cpp): when a test has returned and Python has collected
 its garbage, ember's allocator counts the same bytes as when it started."""
 import gc
+import sys
 
 import pytest
 
@@ -21,6 +22,9 @@ def pytest_runtest_makereport(item, call):
 
 @pytest.fixture(autouse=True)
 def memory_check(request):
+    # pytest keeps the last failed test's exception (for post-mortem debugging), and with it the
+    # tensors its frames held: drop it, so they are not counted against this test.
+    sys.last_type = sys.last_value = sys.last_traceback = None
     gc.collect()
     at_start = ember.memory_allocated()
     yield

@@ -34,6 +34,14 @@ def test_assigned_modules_and_parameters_are_registered_and_a_list_is_not():
     assert not net.first.training and net.hidden[0].training  # eval() does not reach the list
 
 
+def test_a_registered_buffer_is_an_attribute_that_to_converts():
+    net = TwoLayers()
+    net.register_buffer("running_mean", torch.zeros(3))
+    assert net.running_mean.tolist() == [0.0, 0.0, 0.0] and len(net.buffers()) == 1
+    net.to(torch.float64)
+    assert net.running_mean.dtype == torch.float64
+
+
 def test_the_same_name_cannot_be_registered_twice():
     net = TwoLayers()
     with pytest.raises(KeyError, match="attribute 'scale' already exists"):
@@ -61,6 +69,7 @@ def test_modules_print_as_pytorch_prints_them():
 
 
 def test_dropout_differs_between_train_and_eval_the_chapters_second_pitfall():
+    torch.manual_seed(0)  # the chapter's seed: its two masks differ (unseeded, 1 run in 256 draws the same masks)
     net = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
     z = torch.randn(2, 4)
     assert net.train() is net

@@ -6,6 +6,7 @@ from ._parameter import Parameter, as_parameter
 Module = _C.Module
 _cpp_parameters = Module.parameters
 _cpp_named_parameters = Module.named_parameters
+_cpp_register_buffer = Module.register_buffer
 Linear = _C.Linear
 ReLU = _C.ReLU
 Dropout = _C.Dropout
@@ -34,6 +35,11 @@ def _setattr(self, name, value):
 
 def _register_parameter(self, name, param):
     object.__setattr__(self, name, None if param is None else as_parameter(self._register_parameter(name, param)))
+
+
+def _register_buffer(self, name, tensor):
+    """The buffer is registered with the C++ module (to() and buffers() reach it) and is an attribute."""
+    object.__setattr__(self, name, _cpp_register_buffer(self, name, tensor))
 
 
 def _parameters(self, recurse=True):
@@ -74,6 +80,7 @@ Module.__call__ = _call
 Module.__setattr__ = _setattr
 Module.__repr__ = _repr
 Module.register_parameter = _register_parameter
+Module.register_buffer = _register_buffer
 Module.parameters = _parameters
 Module.named_parameters = _named_parameters
 Module.modules = _modules
