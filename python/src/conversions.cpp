@@ -23,7 +23,7 @@ bool type_caster<ember::Scalar>::load(handle source, bool convert) {
     value = ember::Scalar(static_cast<int64_t>(integer));
     return true;
   }
-  if (!convert || PyObject_TypeCheck(object, Py_TYPE(Py_None))) return false;
+  if (!convert || object == Py_None) return false;
   if (PyIndex_Check(object)) {  // NumPy integers
     py::int_ integer = py::reinterpret_steal<py::int_>(PyNumber_Index(object));
     if (!integer) throw py::error_already_set();
