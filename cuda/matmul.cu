@@ -2,8 +2,12 @@
 // cuBLAS is column-major and ember row-major, so C = A @ B is computed as C^T = B^T @ A^T: a
 // row-major [M, N] buffer read column-major is the [N, M] matrix C^T. An operand stored row-major
 // is already transposed from cuBLAS's point of view ("N"); one stored column-major (linear's
-// weight.t()) is passed with "T". float16/bfloat16 operands accumulate in float32; float32 runs
-// in full float32 unless TF32 is allowed (PyTorch's default since 1.12: not allowed).
+// weight.t()) is passed with "T". float16/bfloat16 operands accumulate in float32, and where
+// cuBLAS splits the sum over K its partial sums are added in float32 too
+// (CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, PyTorch's behaviour with
+// allow_{fp16,bf16}_reduced_precision_reduction off; its default lets them round to 16 bits
+// first), so a 16-bit product is its float32 sum rounded once. float32 runs in full float32
+// unless TF32 is allowed (PyTorch's default since 1.12: not allowed).
 //
 // addmm with a 1-D bias (every Linear layer) takes PyTorch's fused path (Blas.cpp,
 // useLtInterface): one cublasLt call adds the bias in the GEMM's epilogue, as the product is
@@ -13,6 +17,7 @@
 
 #include <mutex>
 
+#include "blas_handles.h"
 #include "core/cuda_backend.h"
 #include "device_loops.cuh"
 #include "kernels/kernel_list.h"
@@ -25,18 +30,40 @@ void check(cublasStatus_t status, const char* what) {
               static_cast<int>(status));
 }
 
-// One handle per device, created on first use (cublasCreate or cublasLtCreate).
+// One handle of each kind per device, created on first use (cublasCreate or cublasLtCreate) or
+// ahead of it (create_blas_handles).
+template <typename Handle>
+struct Handles {
+  std::mutex mutex;
+  Handle of_device[16] = {};
+};
+template <typename Handle>
+Handles<Handle>& handles() {
+  static Handles<Handle> instance;  // never destroyed before exit: the driver reclaims them
+  return instance;
+}
 template <typename Handle, typename Create>
 Handle handle_for(int device, Create create, const char* what) {
-  static std::mutex mutex;
-  static Handle handles[16] = {};
-  std::lock_guard lock(mutex);
+  Handles<Handle>& all = handles<Handle>();
+  std::lock_guard lock(all.mutex);
   EMBER_CHECK(device >= 0 && device < 16, "Invalid device index ", device);
-  if (!handles[device]) {
+  if (!all.of_device[device]) {
     cudaSetDevice(device);
-    check(create(&handles[device]), what);
+    check(create(&all.of_device[device]), what);
   }
-  return handles[device];
+  return all.of_device[device];
+}
+// cublasCreate, then the math mode that keeps split sums in float32 (top of the file).
+cublasStatus_t create_blas_handle(cublasHandle_t* handle) {
+  const cublasStatus_t status = cublasCreate(handle);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  return cublasSetMathMode(*handle, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+}
+template <typename Handle>
+bool handle_exists(int device) {
+  Handles<Handle>& all = handles<Handle>();
+  std::lock_guard lock(all.mutex);
+  return device >= 0 && device < 16 && all.of_device[device] != nullptr;
 }
 
 cudaDataType_t cuda_type(DType dtype) {
@@ -152,6 +179,15 @@ bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, d
 
 }  // namespace
 
+void create_blas_handles(int device) {
+  handle_for<cublasHandle_t>(device, create_blas_handle, "cublasCreate");
+  handle_for<cublasLtHandle_t>(device, cublasLtCreate, "cublasLtCreate");
+}
+
+bool blas_handles_created(int device) {
+  return handle_exists<cublasHandle_t>(device) && handle_exists<cublasLtHandle_t>(device);
+}
+
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   const int64_t batch = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   if (out.numel() == 0) return;
@@ -163,8 +199,8 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   const cudaDataType_t type = cuda_type(out.dtype());
   const Precision precision = precision_of(out.dtype(), alpha, beta);
   const Operand A = describe(a), B = describe(b);
-  check(cublasGemmStridedBatchedEx(handle_for<cublasHandle_t>(out.device().index, cublasCreate, "cublasCreate"), B.op,
-                                   A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
+  check(cublasGemmStridedBatchedEx(handle_for<cublasHandle_t>(out.device().index, create_blas_handle, "cublasCreate"),
+                                   B.op, A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
                                    precision.alpha(), b.raw_data(), type, static_cast<int>(B.leading_dimension),
                                    B.batch_stride, a.raw_data(), type, static_cast<int>(A.leading_dimension),
                                    A.batch_stride, precision.beta(), out.raw_data(), type, static_cast<int>(N), M * N,

@@ -6,7 +6,9 @@
 // between them. PyTorch's legacy profiler (profile(use_cuda=True)) times every op this way, on the
 // current device; ember records on cuda:0. Reading the stamps waits for the GPU, so the profiler
 // reads them once, at stop(). Events are created once and reused: creating one costs more than
-// recording it.
+// recording it. The profile's start also makes cuBLAS's handles (blas_handles.h), so that no op's
+// GPU time includes them. What it cannot do ahead is the first launch of each kernel, which loads
+// that kernel (CUDA's lazy loading): profile after a warm-up step, as PyTorch's documentation advises.
 //
 // NVTX ranges cost nothing unless a tool such as Nsight Systems is attached, which then draws each
 // range (an op's name) above the kernels it launched.
@@ -16,6 +18,7 @@
 #include <mutex>
 #include <vector>
 
+#include "blas_handles.h"
 #include "core/cuda_backend.h"
 #include "core/error.h"
 
@@ -23,6 +26,7 @@ namespace ember::cuda {
 namespace {
 
 constexpr int kTimelineDevice = 0;
+constexpr size_t kEventsMadeAhead = 512;  // two per op: more are made as needed
 
 void check(cudaError_t status, const char* what) {
   EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (", what, ")");
@@ -67,6 +71,16 @@ int32_t record_next(Timeline& t) {
 void start_timeline() {
   Timeline& t = timeline();
   std::lock_guard lock(t.mutex);
+  // What a first op would otherwise do between its two events, while the GPU waits: make cuBLAS's
+  // handles (blas_handles.h) and enough events for a training step's ops.
+  on_timeline_device([&] {
+    kernels::cuda::create_blas_handles(kTimelineDevice);
+    while (t.events.size() < kEventsMadeAhead) {
+      cudaEvent_t event;
+      check(cudaEventCreate(&event), "cudaEventCreate");
+      t.events.push_back(event);
+    }
+  });
   t.used = 0;
   record_next(t);
 }

@@ -44,16 +44,19 @@ void report(const memory_leak::Result& result, const std::string& folder) {
 
   Table table;
   table.columns = {"step"};
-  for (const auto& curve : result.curves) table.columns.push_back(memory_leak::describe(curve.keep));
+  for (const auto& curve : result.curves)
+    table.columns.push_back(std::string(memory_leak::describe(curve.keep)) + ": +" +
+                            std::to_string(curve.bytes_per_step()) + " bytes a step");
   for (size_t step = 0; step < steps; ++step) {
     std::vector<double> row = {static_cast<double>(step + 1)};
-    for (const auto& curve : result.curves) row.push_back(static_cast<double>(curve.bytes[step]) / 1024.0);
+    for (const auto& curve : result.curves) row.push_back(static_cast<double>(curve.bytes[step]));
     table.rows.push_back(row);
   }
   const std::string device_name = result.device.is_cuda() ? "cuda" : "cpu";
   std::cout << write_line_chart(folder + "/exercise1_memory_" + device_name, table,
                                 {"Exercise 1: keeping the loss keeps its graph (" + result.device.str() + ")",
-                                 "training step", "memory_allocated above the start (KiB)"});
+                                 "training step", "memory_allocated above the start (bytes; 0 is drawn at 1)",
+                                 /*log_y_floor=*/1});
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ constexpr double kMilliseconds = 1e3;
 
 using autocast_speed::Finding;
 
-void report(const autocast_speed::Result& r, std::vector<Bar>& bars) {
+void report(const autocast_speed::Result& r, std::vector<Bar>& bars, std::vector<std::string>& notes) {
   const std::string device = r.device.str();
   const std::string low = scalar_type_name(r.low_precision);
   std::printf("%s, %s autocast: the Linear output is %s\n", device.c_str(), low.c_str(),
@@ -42,8 +42,16 @@ void report(const autocast_speed::Result& r, std::vector<Bar>& bars) {
         {device + " " + name, stats.median * kMilliseconds, stats.p10 * kMilliseconds, stats.p90 * kMilliseconds});
   }
   std::printf("  speedup (float32 median / autocast median): %.2fx\n", r.speedup);
+  const Finding found = autocast_speed::finding(r);
+  char note[160];
+  std::snprintf(note, sizeof note, "%s %s: %.2fx %s, max relative error %.1e", device.c_str(), low.c_str(), r.speedup,
+                found == Finding::TooBusy             ? "(machine too busy to judge)"
+                : found == Finding::NoClearDifference ? "(within the spreads)"
+                                                      : "speed-up",
+                r.max_relative_error);
+  notes.push_back(note);
   std::printf("  while measuring, this process's threads %s\n", r.float32.load.str().c_str());
-  switch (autocast_speed::finding(r)) {
+  switch (found) {
     case Finding::Faster:
       std::printf("  => autocast is faster here: %.2fx, beyond both spreads.\n\n", r.speedup);
       break;
@@ -99,7 +107,8 @@ int main(int argc, char** argv) {
 
   std::vector<Bar> bars;
   const auto on_cpu = autocast_speed::run(kCPU, kBFloat16, model, settings);
-  report(on_cpu, bars);
+  std::vector<std::string> notes;
+  report(on_cpu, bars, notes);
   explain(on_cpu, cpu);
 
   if (cuda::is_available()) {
@@ -110,7 +119,7 @@ int main(int argc, char** argv) {
                 static_cast<long long>(gpu_model.batch));
     for (DType low : {kFloat16, kBFloat16}) {
       try {
-        report(autocast_speed::run(Device(DeviceType::CUDA, 0), low, gpu_model, settings), bars);
+        report(autocast_speed::run(Device(DeviceType::CUDA, 0), low, gpu_model, settings), bars, notes);
       } catch (const Error& e) {
         std::printf("The CUDA run (%s) stopped: %s\n", scalar_type_name(low), e.what());
       }
@@ -120,6 +129,8 @@ int main(int argc, char** argv) {
   }
   std::cout << "\n"
             << write_bar_chart(folder + "/exercise2_autocast", bars, "milliseconds per forward",
-                               {"Exercise 2: float32 vs autocast, the same Linear stack", "device and precision",
-                                "time per forward pass (ms)"});
+                               {.title = "Exercise 2: float32 vs autocast, the same Linear stack",
+                                .x_label = "device and precision",
+                                .y_label = "ms per forward pass (median; whisker: 10th-90th percentile)",
+                                .notes = notes});
 }

@@ -1,7 +1,8 @@
 // The chapter's exercise 3: find the hot spots with the profiler. Profiles ten training steps of
 // an MLP, prints PyTorch's table sorted by self time, then the top five ops (by their median self
 // time per step) with the roofline verdict (compute-, memory- or overhead-bound on this machine)
-// and the chapter's advice for each, and writes the steps as a chrome trace.
+// and the chapter's advice for each, and writes the steps as a chrome trace and the top five as a
+// bar chart coloured by verdict.
 //
 // It says what it cannot judge. While other processes hold the CPUs, a verdict that waiting for a
 // CPU could fake is withheld (hot_spots.h), after up to three tries for a quiet moment; an op that
@@ -97,4 +98,20 @@ int main(int argc, char** argv) {
     std::printf("\n%s leads (%s): see its advice above before touching the matrix products.\n", first.key.c_str(),
                 profiler::to_string(first.verdict.bound));
   std::printf("\n  wrote %s: open it at ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n", trace.c_str());
+
+  char peak_note[80];
+  std::snprintf(peak_note, sizeof peak_note, "this machine's float32 matmul peak: %.0f GFLOP/s",
+                peaks.flops_per_second / 1e9);
+  std::vector<Bar> bars;
+  for (size_t rank = 0; rank < result.ops.size() && rank < 5; ++rank) {
+    const hot_spots::HotSpot& spot = result.ops[rank];
+    bars.push_back({spot.key, spot.step_seconds * 1e3, spot.step_seconds_low * 1e3, spot.step_seconds_high * 1e3,
+                    spot.withheld.empty() ? profiler::to_string(spot.verdict.bound) : "no verdict"});
+  }
+  std::cout << write_bar_chart(folder + "/exercise3_hot_spots", bars, "self time per step (ms)",
+                               {.title = "Exercise 3: the top five ops of a training step, by self time",
+                                .x_label = "op",
+                                .y_label = "ms per step (median; whisker: 10th-90th percentile)",
+                                .notes = {peak_note},
+                                .groups = {"compute-bound", "memory-bound", "overhead-bound", "no verdict"}});
 }

@@ -4,6 +4,8 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "ember.h"
 
 namespace skip {
@@ -16,15 +18,40 @@ inline constexpr const char* kBuilt = "with";
 inline constexpr const char* kBuilt = "without";
 #endif
 
-// True, after saying so, when there is no CUDA GPU: the calling test case returns at once.
+// The tag of the test cases that need a GPU: tools/gpu_check.sh runs exactly these on a GPU
+// machine, each in its own process, and fails if one of them skips there.
+inline constexpr const char* kGpuTag = "gpu";
+
+// Whether the running test case carries `tag` (written without brackets).
+inline bool running_case_has_tag(const std::string& tag) {
+  const std::string name = Catch::getResultCapture().getCurrentTestName();
+  for (const Catch::TestCase& test : Catch::getRegistryHub().getTestCaseRegistry().getAllTests())
+    if (test.name == name)
+      for (const std::string& t : test.tags)
+        if (t == tag) return true;
+  return false;
+}
+
+// True, after saying so, when there is no CUDA GPU: the calling test case returns at once. The
+// case must be tagged [gpu], or the GPU check would never run it: without the tag it fails on
+// every machine, and returns without the skip marker, which would make CTest call it skipped.
 inline bool without_gpu() {
+  if (!running_case_has_tag(kGpuTag)) {
+    FAIL_CHECK("a test case that needs a GPU is tagged [gpu], so that tools/gpu_check.sh runs it");
+    return true;
+  }
   if (ember::cuda::is_available()) return false;
   WARN(kSkipped << " no CUDA GPU on this machine (ember built " << kBuilt << " CUDA)");
   return true;
 }
 
-// True, after saying so, when there is a CUDA GPU: for test cases about the machine without one.
+// True, after saying so, when there is a CUDA GPU: for test cases about the machine without one,
+// which must not be tagged [gpu] (the GPU check would find them skipped).
 inline bool with_gpu() {
+  if (running_case_has_tag(kGpuTag)) {
+    FAIL_CHECK("a test case about a machine without a GPU is not tagged [gpu]");
+    return ember::cuda::is_available();
+  }
   if (!ember::cuda::is_available()) return false;
   WARN(kSkipped << " this machine has a CUDA GPU; the case checks the behaviour without one");
   return true;

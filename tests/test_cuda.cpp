@@ -18,7 +18,7 @@ TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
 #endif
 }
 
-TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[cuda]") {
+TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[cuda][gpu]") {
   if (skip::without_gpu()) return;
   const Device gpu = cuda_device(0);
   const int64_t start = memory_allocated(gpu);
@@ -33,7 +33,7 @@ TEST_CASE("tensors move to the GPU and back, counted by the CUDA allocator", "[c
   CHECK(memory_allocated(gpu) == start);
 }
 
-TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
+TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda][gpu]") {
   if (skip::without_gpu()) return;
   Tensor on_gpu = ones({2, 2}, Options(cuda_device(0)));
   Tensor on_cpu = ones({2, 2});
@@ -53,7 +53,8 @@ TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "[cuda]") {
                     prefix + "cuda:0 and cpu! (when checking argument for argument mat2 in method wrapper_bmm)");
 }
 
-TEST_CASE("sampling into a non-contiguous CUDA tensor is refused: ember fills through a CPU copy", "[cuda][errors]") {
+TEST_CASE("sampling into a non-contiguous CUDA tensor is refused: ember fills through a CPU copy",
+          "[cuda][errors][gpu]") {
   if (skip::without_gpu()) return;
   Tensor on_gpu = zeros({4, 4}).to(cuda_device(0));
   Tensor transposed = on_gpu.t();

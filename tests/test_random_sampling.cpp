@@ -166,7 +166,7 @@ TEST_CASE("Zero-element tensors draw nothing", "[random]") {
 
 // ---- CUDA ----
 
-TEST_CASE("On CUDA, samples are the CPU generator's numbers copied to the device", "[random][cuda]") {
+TEST_CASE("On CUDA, samples are the CPU generator's numbers copied to the device", "[random][cuda][gpu]") {
   if (skip::without_gpu()) return;
   manual_seed(0);
   const Tensor on_gpu = randn({40}, Options().device(cuda_device()));

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The README's two commands:
-#   bash tools/ember.sh demo   - install what is missing, build, run the chapter's script in C++
-#   bash tools/ember.sh test   - install what is missing, build, run the whole test suite
+#   bash tools/ember.sh demo   - install what is missing, build the chapter's programs (its script in
+#                                C++, the exercises, the pitfalls) into build-demo/, run the script
+#   bash tools/ember.sh test   - install what is missing, build everything into build/, run the suite
+# The chapter's programs run on the CPU, so the demo's build leaves out the CUDA backend (minutes of
+# nvcc on a 2-core machine); the test build compiles it wherever nvcc exists.
 # Extra CMake arguments can be passed in EMBER_CMAKE_ARGS and another build folder in EMBER_BUILD_DIR
 # (.ci/run uses both for the sanitizer build).
 set -euo pipefail
@@ -26,7 +29,6 @@ install_missing_packages() {
   fi
 }
 
-build_dir=${EMBER_BUILD_DIR:-build}
 configure_and_build() {
   # shellcheck disable=SC2086
   cmake -S . -B "$build_dir" -G Ninja ${EMBER_CMAKE_ARGS:-} >/dev/null
@@ -36,11 +38,14 @@ configure_and_build() {
 case "${1:-}" in
   demo)
     install_missing_packages
-    configure_and_build --target chapter
+    build_dir=${EMBER_BUILD_DIR:-build-demo}
+    EMBER_CMAKE_ARGS="-DEMBER_CUDA=OFF ${EMBER_CMAKE_ARGS:-}" configure_and_build \
+      --target chapter first_steps exercise1_memory_leak exercise2_autocast exercise3_hot_spots pitfalls
     "$build_dir/demos/chapter"
     ;;
   test)
     install_missing_packages
+    build_dir=${EMBER_BUILD_DIR:-build}
     configure_and_build
     # --no-tests=error: a build that registered no test is a failure, not a green run.
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error --parallel "$(nproc)"

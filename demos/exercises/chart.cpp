@@ -1,6 +1,7 @@
 // CSV files and gnuplot scripts for the exercises' charts (chart.h).
 #include "chart.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +44,9 @@ std::string header(const std::string& path_stem, const ChartStyle& style) {
      << "set ylabel " << quoted(style.y_label) << "\n"
      << "set key top left box opaque\n"
      << "set grid ytics\n";
+  for (size_t i = 0; i < style.notes.size(); ++i)
+    gp << "set label " << i + 1 << " " << quoted(style.notes[i]) << " at graph 0.02, graph " << 0.95 - 0.06 * i
+       << " left front\n";
   return gp.str();
 }
 
@@ -59,29 +63,50 @@ std::string write_line_chart(const std::string& path_stem, const Table& table, c
   csv.close();
 
   std::ostringstream gp;
-  gp << header(path_stem, style) << "plot ";
-  for (size_t c = 1; c < table.columns.size(); ++c)
-    gp << (c > 1 ? ", " : "") << quoted(path_stem + ".csv") << " using 1:" << c + 1
+  gp << header(path_stem, style);
+  const bool log_y = style.log_y_floor > 0;
+  if (log_y) gp << "set logscale y\nset yrange [" << style.log_y_floor / 2 << ":*]\n";
+  gp << "plot ";
+  for (size_t c = 1; c < table.columns.size(); ++c) {
+    // gnuplot's columns count from 1; with a log axis each value is raised to the floor.
+    const std::string y = log_y ? "(($" + std::to_string(c + 1) + ") < " + std::to_string(style.log_y_floor) + " ? " +
+                                      std::to_string(style.log_y_floor) + " : $" + std::to_string(c + 1) + ")"
+                                : std::to_string(c + 1);
+    gp << (c > 1 ? ", " : "") << quoted(path_stem + ".csv") << " using 1:" << y
        << " with linespoints linewidth 2 title " << quoted(table.columns[c]);
+  }
   gp << "\n";
   return draw(path_stem, gp.str());
 }
 
 std::string write_bar_chart(const std::string& path_stem, const std::vector<Bar>& bars, const std::string& value_name,
                             const ChartStyle& style) {
+  std::vector<std::string> groups = style.groups;  // a bar's colour is its group's place here
+  for (const Bar& bar : bars)
+    if (std::find(groups.begin(), groups.end(), bar.group) == groups.end()) groups.push_back(bar.group);
+  const bool grouped = groups.size() > 1 || !groups.front().empty();
   std::ofstream csv(path_stem + ".csv");
-  csv << "case," << value_name << ",low,high\n";
-  for (const Bar& bar : bars) csv << bar.label << "," << bar.value << "," << bar.low << "," << bar.high << "\n";
+  csv << "case," << value_name << ",low,high,group\n";
+  for (const Bar& bar : bars)
+    csv << bar.label << "," << bar.value << "," << bar.low << "," << bar.high << ","
+        << std::find(groups.begin(), groups.end(), bar.group) - groups.begin() + 1 << "\n";
   csv.close();
 
   std::ostringstream gp;
-  gp << header(path_stem, style) << "set key below\n"
-     << "set style data histograms\n"
-     << "set style histogram errorbars gap 2 linewidth 2\n"
+  gp << header(path_stem, style) << (grouped ? "set key top right\n" : "unset key\n")
      << "set style fill solid 0.6 border -1\n"
+     << "set boxwidth 0.6\n"
      << "set yrange [0:*]\n"
-     << "plot " << quoted(path_stem + ".csv") << " using 2:3:4:xtic(1) title "
-     << quoted(value_name + " (bar: median; whisker: 10th to 90th percentile)") << "\n";
+     << "set offsets 0, 0, graph " << 0.08 * (style.notes.size() + 1) << ", 0\n"  // room above the bars for the notes
+     << "set xrange [-0.6:" << bars.size() - 0.4 << "]\n"
+     << "set xtics rotate by -20\n"
+     << "plot " << quoted(path_stem + ".csv") << " using 0:2:5:xtic(1) with boxes lc variable notitle, "
+     << "'' using 0:2:3:4 with yerrorbars lc 'black' pointtype -1 notitle";
+  if (grouped)
+    for (size_t g = 0; g < groups.size(); ++g)
+      if (std::any_of(bars.begin(), bars.end(), [&](const Bar& bar) { return bar.group == groups[g]; }))
+        gp << ", keyentry with boxes lc " << g + 1 << " title " << quoted(groups[g]);
+  gp << "\n";
   return draw(path_stem, gp.str());
 }
 

@@ -5,10 +5,20 @@
 
 namespace ember {
 
+namespace {
+// Inference tensors keep no count, so they need no counter of their own: they all share this one,
+// which never counts, and making one allocates nothing for it (part of why inference_mode is
+// cheaper than no_grad; PyTorch's inference tensors have no VariableVersion either).
+const std::shared_ptr<VersionCounter>& no_version_counter() {
+  static const std::shared_ptr<VersionCounter> disabled = std::make_shared<VersionCounter>(false);
+  return disabled;
+}
+}  // namespace
+
 TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims strides_, int64_t storage_offset_,
                        DType dtype_, bool tracks_version)
     : storage(std::move(storage_)),
-      version_counter(std::make_shared<VersionCounter>(tracks_version)),
+      version_counter(tracks_version ? std::make_shared<VersionCounter>(true) : no_version_counter()),
       sizes(sizes_),
       strides(strides_),
       storage_offset(storage_offset_),
