@@ -60,6 +60,7 @@ void bind_functions(py::module_& m);
 void bind_numpy(py::module_& m, py::class_<Tensor>& tensor);
 void bind_autograd(py::module_& m);
 void bind_nn(py::module_& m);
+void bind_optim(py::module_& m);
 void bind_profiler(py::module_& m);
 
 }  // namespace ember::python

@@ -98,6 +98,7 @@ PYBIND11_MODULE(_C, m) {
   bind_functions(m);
   bind_autograd(m);
   bind_nn(m);
+  bind_optim(m);
   bind_profiler(m);
   bind_switches(m);
 }

@@ -1,4 +1,4 @@
-// ember.nn's modules and ember.optim's SGD: the C++ classes themselves. A module subclassed in
+// ember.nn's modules: the C++ classes themselves. A module subclassed in
 // Python (`class Net(nn.Module)` with its own forward) is a C++ Module whose forward calls back into
 // Python, so it can sit in a C++ Sequential; registering a Python child also keeps its Python object
 // alive as long as its parent (keep_alive), which the C++ parent's shared_ptr alone would not.
@@ -152,39 +152,12 @@ void bind_containers(py::module_& m) {
       });
 }
 
-void bind_optim(py::module_& m) {
-  py::class_<optim::SGD>(m, "SGD")
-      .def(py::init([](py::iterable params, double lr, double momentum, double dampening, double weight_decay,
-                       bool nesterov) {
-             std::vector<Tensor> parameters;
-             for (py::handle p : params) parameters.push_back(p.cast<Tensor>());
-             return optim::SGD(std::move(parameters), {lr, momentum, dampening, weight_decay, nesterov});
-           }),
-           py::arg("params"), py::arg("lr"), py::arg("momentum") = 0.0, py::arg("dampening") = 0.0,
-           py::arg("weight_decay") = 0.0, py::arg("nesterov") = false)
-      .def("step", &optim::SGD::step)
-      .def("zero_grad", &optim::SGD::zero_grad, py::arg("set_to_none") = false);
-  py::class_<GradScaler>(m, "GradScaler")
-      .def(py::init([](double init_scale, double growth_factor, double backoff_factor, int64_t growth_interval,
-                       bool enabled) {
-             return GradScaler({init_scale, growth_factor, backoff_factor, growth_interval, enabled});
-           }),
-           py::arg("init_scale") = 65536.0, py::arg("growth_factor") = 2.0, py::arg("backoff_factor") = 0.5,
-           py::arg("growth_interval") = 2000, py::arg("enabled") = true)
-      .def("scale", &GradScaler::scale, py::arg("outputs"))
-      .def("unscale_", &GradScaler::unscale_, py::arg("optimizer"))
-      .def("step", &GradScaler::step, py::arg("optimizer"))
-      .def("update", &GradScaler::update, py::arg("new_scale") = py::none())
-      .def("get_scale", &GradScaler::get_scale);
-}
-
 }  // namespace
 
 void bind_nn(py::module_& m) {
   bind_module(m);
   bind_layers(m);
   bind_containers(m);
-  bind_optim(m);
 }
 
 }  // namespace ember::python

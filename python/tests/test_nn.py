@@ -101,6 +101,18 @@ def test_a_small_training_loop_with_sgd_lowers_the_loss():
     assert losses[-1] < 0.05 * losses[0]
 
 
+
+def test_grad_scaler_steps_any_optimizer():
+    for make in (lambda p: torch.optim.SGD(p, lr=0.1), torch.optim.Adam, torch.optim.AdamW):
+        weight = torch.ones(2, requires_grad=True)
+        optimizer = make([weight])
+        scaler = torch.cuda.amp.GradScaler(init_scale=4.0)
+        scaler.scale((weight * 3).sum()).backward()
+        assert weight.grad.tolist() == [12.0, 12.0]
+        assert scaler.step(optimizer)
+        assert weight.grad.tolist() == [3.0, 3.0]  # unscaled before the step
+        assert weight.tolist()[0] < 1.0
+
 def test_module_to_casts_every_registered_parameter_in_place():
     net = TwoLayers()
     weight = net.first.weight

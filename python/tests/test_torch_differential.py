@@ -68,6 +68,24 @@ def a_seeded_mlp_forward_and_backward(T):
 
 
 @program
+def sgd_adam_and_adamw_step_as_pytorchs(T):
+    parameters = []
+    for make in (lambda p: T.optim.SGD(p, lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True),
+                 lambda p: T.optim.Adam(p, lr=0.01, weight_decay=0.1, amsgrad=True),
+                 lambda p: T.optim.AdamW(p, lr=0.01, betas=(0.8, 0.99))):
+        T.manual_seed(0)
+        model = T.nn.Linear(4, 2)
+        optimizer = make(model.parameters())
+        x = T.randn(8, 4)
+        for _ in range(3):
+            optimizer.zero_grad()
+            T.nn.functional.mse_loss(model(x), T.zeros(8, 2)).backward()
+            optimizer.step()
+        parameters.append(list(model.parameters()))
+    return parameters
+
+
+@program
 def losses_and_normalisation_with_gradients(T):
     T.manual_seed(1)
     x = T.randn(3, 5, requires_grad=True)
