@@ -27,6 +27,12 @@ def run(command):
     return result.stdout
 
 
+def test_the_readme_shows_this_command():
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "README.md")
+    with open(readme, encoding="utf-8") as f:
+        assert f'python3 -c "{COMMAND}"' in f.read()
+
+
 def test_the_readme_command_prints_what_pytorch_prints():
     assert run(COMMAND) == PRINTED
 
