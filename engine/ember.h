@@ -21,6 +21,7 @@
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
 #include "nn/module.h"
+#include "ops/indexing.h"
 #include "ops/ops.h"
 #include "ops/random.h"
 #include "optim/adam.h"

@@ -10,7 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev gnuplot-nox)
+# pybind11-dev and python3-dev build the Python module, python3-pytest runs its tests, python3-numpy
+# is its NumPy interop's counterpart (python/CMakeLists.txt).
+packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev gnuplot-nox
+  pybind11-dev python3-dev python3-pytest python3-numpy)
 
 install_missing_packages() {
   local missing=()

@@ -11,6 +11,12 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// An index out of range (c10::IndexError): Python's binding raises it as IndexError, which is what
+// stops Python's iteration protocol and what `except IndexError` catches.
+struct IndexError : Error {
+  using Error::Error;
+};
+
 // A broken invariant inside ember (a bug in the engine, not the user's mistake): raised by
 // EMBER_INTERNAL_ASSERT so that it reads differently from a user error.
 struct InternalError : Error {

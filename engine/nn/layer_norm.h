@@ -11,6 +11,8 @@ class LayerNorm : public Module {
   Tensor forward(const Tensor& input) override;
   Tensor& weight() { return parameter("weight"); }
   Tensor& bias() { return parameter("bias"); }
+  const Dims& normalized_shape() const { return normalized_shape_; }
+  double eps() const { return eps_; }
 
  private:
   Dims normalized_shape_;

@@ -32,6 +32,8 @@ class Module {
   std::vector<std::pair<std::string, Tensor>> named_parameters() const;
   std::vector<Tensor> buffers() const;
   std::vector<std::shared_ptr<Module>> children() const;
+  // The registered children with their names ("0", "1", ... in a Sequential), in registration order.
+  const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }
 
   // Recursively sets training mode (Dropout behaves differently in training and evaluation).
   Module& train(bool on = true);

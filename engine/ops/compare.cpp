@@ -1,5 +1,5 @@
-// Whole-tensor comparisons: allclose (|a - b| <= atol + rtol * |b|, elementwise, as torch.allclose)
-// and equal (same sizes and identical values).
+// Whole-tensor comparisons: allclose (|a - b| <= atol + rtol * |b|, elementwise, as torch.allclose),
+// equal (same sizes and identical values) and is_nonzero (a one-element tensor as a truth value).
 #include <cmath>
 
 #include "new_tensors.h"
@@ -27,6 +27,12 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool e
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;
   return a.to_vector<double>() == b.to_vector<double>();
+}
+
+bool is_nonzero(const Tensor& t) {
+  EMBER_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
+  EMBER_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return t.item<double>() != 0;
 }
 
 }  // namespace ember

@@ -2,6 +2,7 @@
 // filled on the CPU; a tensor asked for on CUDA is then moved there.
 #include <cmath>
 
+#include "core/inference_mode.h"
 #include "core/memory_layout.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
@@ -107,6 +108,24 @@ Tensor tensor(const std::vector<double>& values, const Dims& sizes, Options opti
 }
 Tensor tensor(const std::vector<double>& values, Options options) {
   return tensor(values, {static_cast<int64_t>(values.size())}, options);
+}
+
+Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::function<void(void*)> release,
+                 Options options) {
+  EMBER_CHECK(options.device_.is_cpu(), "from_blob: ember wraps CPU memory only, not ", options.device_.str());
+  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  int64_t last = 0;  // the furthest element's offset: the bytes the tensor may read
+  for (int64_t d = 0; d < sizes.size(); ++d) {
+    EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d], ": ", to_string(sizes));
+    EMBER_CHECK(strides[d] >= 0,
+                "as_strided: Negative strides are not supported at the moment, got strides: ", to_string(strides));
+    last += (sizes[d] - 1) * strides[d];
+  }
+  const int64_t nbytes = product(sizes) == 0 ? 0 : (last + 1) * element_size(options.dtype_);
+  auto storage = std::make_shared<Storage>(data, nbytes, kCPU, std::move(release));
+  Tensor out(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype_,
+                                          /*tracks_version=*/!InferenceMode::is_enabled()));
+  return finish_factory(out, options);
 }
 
 Tensor scalar_tensor(Scalar value, Options options) {

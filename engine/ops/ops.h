@@ -3,6 +3,7 @@
 // the struct checks arguments (PyTorch's error texts), computes with a kernel from kernels/ and
 // names the backward node (autograd/derivatives.h) the dispatcher records.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ Tensor from_vector(const std::vector<bool>& values, const Dims& sizes, Options o
 Tensor tensor(const std::vector<double>& values, Options options = {});
 Tensor tensor(const std::vector<double>& values, const Dims& sizes, Options options = {});
 Tensor scalar_tensor(Scalar value, Options options = {});
+// A CPU tensor over bytes someone else owns (libtorch's from_blob; torch.from_numpy uses it): no
+// copy, strides in elements, and release(data) called when the last tensor on them is gone.
+Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::function<void(void*)> release,
+                 Options options = {});
 
 // ---- views (views.cpp) ----
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset);
@@ -148,6 +153,8 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 // ---- comparison of whole tensors (compare.cpp) ----
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool equal(const Tensor& a, const Tensor& b);
+// Whether the one element is not zero: Python's bool(t) (at::is_nonzero).
+bool is_nonzero(const Tensor& t);
 
 // ---- threads ----
 void set_num_threads(int n);

@@ -15,6 +15,7 @@
 namespace ember {
 
 void Storage::grow(int64_t new_nbytes) {
+  EMBER_CHECK(!release, "Trying to resize storage that is not resizable");
   void* grown = allocate_bytes(device, new_nbytes);
   if (nbytes > 0 && device.is_cpu()) std::memcpy(grown, data, static_cast<size_t>(nbytes));
   if (nbytes > 0 && device.is_cuda()) cuda::copy_bytes(grown, data, nbytes, cuda::CopyKind::DeviceToDevice);

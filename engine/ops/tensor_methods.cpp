@@ -5,10 +5,11 @@
 namespace ember {
 
 Tensor Tensor::operator[](int64_t index) const {
-  EMBER_CHECK(dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-                         "in C++ to convert a 0-dim tensor to a number");
-  EMBER_CHECK(index >= -size(0) && index < size(0), "index ", index, " is out of bounds for dimension 0 with size ",
-              size(0));
+  if (dim() == 0) [[unlikely]]
+    throw IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to "
+                     "convert a 0-dim tensor to a number");
+  if (index < -size(0) || index >= size(0)) [[unlikely]]
+    throw IndexError(str_cat("index ", index, " is out of bounds for dimension 0 with size ", size(0)));
   return select(0, index);
 }
 

@@ -1,0 +1,163 @@
+// ember.nn's modules: the C++ classes themselves. A module subclassed in
+// Python (`class Net(nn.Module)` with its own forward) is a C++ Module whose forward calls back into
+// Python, so it can sit in a C++ Sequential; registering a Python child also keeps its Python object
+// alive as long as its parent (keep_alive), which the C++ parent's shared_ptr alone would not.
+// nn.Module's Python conveniences (attribute registration, __call__, repr) are in ember/nn.
+#include "bindings.h"
+
+namespace ember::python {
+
+namespace {
+
+using nn::Module;
+
+// A Module subclassed in Python: forward is the Python method.
+class PythonModule : public Module {
+ public:
+  Tensor forward(const Tensor& input) override { PYBIND11_OVERRIDE_PURE(Tensor, Module, forward, input); }
+};
+
+template <typename M>
+using module_class = py::class_<M, Module, std::shared_ptr<M>>;
+
+// The methods that return the module in torch (train, eval, to, append) return the Python object.
+template <typename M = Module>
+M& as(py::handle self) {
+  return self.cast<M&>();
+}
+
+// An absent bias or weight is None.
+py::object tensor_or_none(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+
+py::list named(const std::vector<std::pair<std::string, Tensor>>& pairs) {
+  py::list out;
+  for (const auto& [name, tensor] : pairs) out.append(py::make_tuple(name, tensor));
+  return out;
+}
+
+void bind_module(py::module_& m) {
+  py::class_<Module, PythonModule, std::shared_ptr<Module>>(m, "Module", py::dynamic_attr())
+      .def(py::init<>())
+      .def("forward", &Module::forward, py::arg("input"))
+      .def("parameters", &Module::parameters)
+      .def("named_parameters", [](const Module& module) { return named(module.named_parameters()); })
+      .def("buffers", &Module::buffers)
+      .def("children", &Module::children)
+      .def("named_children",
+           [](const Module& module) {
+             py::list out;
+             for (const auto& [name, child] : module.named_children()) out.append(py::make_tuple(name, child));
+             return out;
+           })
+      .def(
+          "train",
+          [](py::object self, bool mode) {
+            as(self).train(mode);
+            return self;
+          },
+          py::arg("mode") = true)
+      .def("eval",
+           [](py::object self) {
+             as(self).eval();
+             return self;
+           })
+      .def_property_readonly("training", &Module::is_training)
+      .def(
+          "to",
+          [](py::object self, Device device) {
+            as(self).to(device);
+            return self;
+          },
+          py::arg("device"))
+      .def(
+          "to",
+          [](py::object self, DType dtype) {
+            as(self).to(dtype);
+            return self;
+          },
+          py::arg("dtype"))
+      .def("zero_grad", &Module::zero_grad, py::arg("set_to_none") = false)
+      .def("_register_parameter", &Module::register_parameter, py::arg("name"), py::arg("param"))
+      .def("register_buffer", &Module::register_buffer, py::arg("name"), py::arg("tensor"))
+      .def("register_module", &Module::register_module, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
+      .def("add_module", &Module::register_module, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>());
+}
+
+void bind_layers(py::module_& m) {
+  module_class<nn::Linear>(m, "Linear")
+      .def(py::init<int64_t, int64_t, bool>(), py::arg("in_features"), py::arg("out_features"), py::arg("bias") = true)
+      .def_property_readonly("_weight", [](nn::Linear& l) { return tensor_or_none(l.weight()); })
+      .def_property_readonly("_bias", [](nn::Linear& l) { return tensor_or_none(l.bias()); })
+      .def_property_readonly("in_features", &nn::Linear::in_features)
+      .def_property_readonly("out_features", &nn::Linear::out_features)
+      .def("reset_parameters", &nn::Linear::reset_parameters);
+  module_class<nn::ReLU>(m, "ReLU").def(py::init<>());
+  module_class<nn::Dropout>(m, "Dropout")
+      .def(py::init<double>(), py::arg("p") = 0.5)
+      .def_property_readonly("p", &nn::Dropout::p);
+  module_class<nn::LayerNorm>(m, "LayerNorm")
+      .def(py::init([](py::object normalized_shape, double eps, bool elementwise_affine) {
+             return std::make_shared<nn::LayerNorm>(dims_from_object(normalized_shape, "LayerNorm"), eps,
+                                                    elementwise_affine);
+           }),
+           py::arg("normalized_shape"), py::arg("eps") = 1e-5, py::arg("elementwise_affine") = true)
+      .def_property_readonly("_weight", [](nn::LayerNorm& n) { return tensor_or_none(n.weight()); })
+      .def_property_readonly("_bias", [](nn::LayerNorm& n) { return tensor_or_none(n.bias()); })
+      .def_property_readonly("normalized_shape", [](const nn::LayerNorm& n) { return n.normalized_shape().vec(); })
+      .def_property_readonly("eps", &nn::LayerNorm::eps);
+}
+
+// Sequential(a, b, c) and ModuleList([a, b]): the *args tuple or the list is kept alive with the
+// container (keep_alive<1, 2>), and with it any module written in Python.
+void bind_containers(py::module_& m) {
+  module_class<nn::Sequential>(m, "Sequential")
+      .def(py::init([](py::args modules) {
+             auto sequential = std::make_shared<nn::Sequential>();
+             for (py::handle module : modules) sequential->push_back(module.cast<std::shared_ptr<Module>>());
+             return sequential;
+           }),
+           py::keep_alive<1, 2>())
+      .def(
+          "append",
+          [](py::object self, std::shared_ptr<Module> module) {
+            as<nn::Sequential>(self).push_back(std::move(module));
+            return self;
+          },
+          py::arg("module"), py::keep_alive<1, 2>())
+      .def("__len__", &nn::Sequential::size)
+      .def("__getitem__", [](const nn::Sequential& s, int64_t i) {
+        const int64_t size = static_cast<int64_t>(s.size());
+        if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
+        return s[static_cast<size_t>(i < 0 ? i + size : i)];
+      });
+  module_class<nn::ModuleList>(m, "ModuleList")
+      .def(py::init([](std::optional<std::vector<std::shared_ptr<Module>>> modules) {
+             auto list = std::make_shared<nn::ModuleList>();
+             for (auto& module : modules.value_or(std::vector<std::shared_ptr<Module>>{})) list->push_back(module);
+             return list;
+           }),
+           py::arg("modules") = py::none(), py::keep_alive<1, 2>())
+      .def(
+          "append",
+          [](py::object self, std::shared_ptr<Module> module) {
+            as<nn::ModuleList>(self).push_back(std::move(module));
+            return self;
+          },
+          py::arg("module"), py::keep_alive<1, 2>())
+      .def("__len__", &nn::ModuleList::size)
+      .def("__getitem__", [](const nn::ModuleList& l, int64_t i) {
+        const int64_t size = static_cast<int64_t>(l.size());
+        if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
+        return l[static_cast<size_t>(i < 0 ? i + size : i)];
+      });
+}
+
+}  // namespace
+
+void bind_nn(py::module_& m) {
+  bind_module(m);
+  bind_layers(m);
+  bind_containers(m);
+}
+
+}  // namespace ember::python

@@ -1,0 +1,207 @@
+// ember.Tensor: the C++ Tensor handle held by value in each Python object (a shared pointer to its
+// TensorImpl, so two Python names for one tensor see the same storage, version counter and grad).
+// Its layout, autograd state, views, conversions and reductions, each forwarded to one C++ call.
+// An in-place method returns the Python object it was called on, as torch's do.
+#include "bindings.h"
+
+namespace ember::python {
+
+namespace {
+
+// t.tolist(): nested Python lists of t's values (a number for a 0-dim tensor).
+template <typename T>
+py::object nested_list(const T*& values, const Dims& sizes, int64_t dim) {
+  if (dim == sizes.size()) {
+    if constexpr (std::is_same_v<T, bool>) return py::bool_(*values++);
+    else return py::cast(*values++);
+  }
+  py::list out(static_cast<size_t>(sizes[dim]));
+  for (int64_t i = 0; i < sizes[dim]; ++i) out[static_cast<size_t>(i)] = nested_list(values, sizes, dim + 1);
+  return out;
+}
+template <typename T>
+py::object tolist_as(const Tensor& t) {
+  const std::vector<T> values = t.to_vector<T>();
+  if constexpr (std::is_same_v<T, bool>) {  // std::vector<bool> has no data()
+    std::unique_ptr<bool[]> flat(new bool[values.size()]);
+    std::copy(values.begin(), values.end(), flat.get());
+    const bool* cursor = flat.get();
+    return nested_list(cursor, t.sizes(), 0);
+  } else {
+    const T* cursor = values.data();
+    return nested_list(cursor, t.sizes(), 0);
+  }
+}
+py::object tolist(const Tensor& t) {
+  switch (t.dtype()) {
+    case kInt64: return tolist_as<int64_t>(t);
+    case kBool: return tolist_as<bool>(t);
+    default: return tolist_as<double>(t);
+  }
+}
+
+py::tuple dims_tuple(const Dims& dims) {
+  py::tuple out(static_cast<size_t>(dims.size()));
+  for (int64_t i = 0; i < dims.size(); ++i) out[static_cast<size_t>(i)] = py::int_(dims[i]);
+  return out;
+}
+
+py::object optional_tensor(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
+
+py::tuple values_indices(const ValuesIndices& result) { return py::make_tuple(result.values, result.indices); }
+
+constexpr auto kSelf = py::return_value_policy::reference;  // an in-place method's result is self
+
+}  // namespace
+
+void bind_tensor(py::module_&, py::class_<Tensor>& tensor) {
+  // Tensor(t): another Python object for the same tensor (nn.Parameter is made this way).
+  tensor.def(py::init([](const Tensor& t) { return t; }), py::arg("data"));
+
+  // ---- layout ----
+  tensor.def_property_readonly("_sizes", [](const Tensor& t) { return dims_tuple(t.sizes()); })
+      .def("stride", [](const Tensor& t) { return dims_tuple(t.strides()); })
+      .def(
+          "stride", [](const Tensor& t, int64_t dim) { return t.stride(dim); }, py::arg("dim"))
+      .def("dim", &Tensor::dim)
+      .def_property_readonly("ndim", &Tensor::dim)
+      .def("numel", &Tensor::numel)
+      .def_property_readonly("dtype", &Tensor::dtype)
+      .def_property_readonly("device", &Tensor::device)
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
+      .def("storage_offset", &Tensor::storage_offset)
+      .def("element_size", &Tensor::element_size)
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("is_floating_point", &Tensor::is_floating_point)
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); });
+
+  // ---- autograd ----
+  tensor
+      .def_property("requires_grad", &Tensor::requires_grad,
+                    [](Tensor& t, bool requires_grad) { t.requires_grad_(requires_grad); })
+      .def("requires_grad_", &Tensor::requires_grad_, py::arg("requires_grad") = true, kSelf)
+      .def_property(
+          "grad", [](const Tensor& t) { return optional_tensor(t.grad()); },
+          [](const Tensor& t, std::optional<Tensor> grad) { t.mutable_grad() = grad.value_or(Tensor()); })
+      .def_property_readonly("grad_fn", &Tensor::grad_fn)
+      .def_property_readonly("is_leaf", &Tensor::is_leaf)
+      .def(
+          "backward",
+          [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph) {
+            t.backward(gradient.value_or(Tensor()), retain_graph.value_or(false));
+          },
+          py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none())
+      .def("detach", &Tensor::detach)
+      .def_property("data", &Tensor::data, [](const Tensor& t, const Tensor& data) { t.set_data(data); })
+      .def_property_readonly("_version", &Tensor::_version)
+      .def("is_inference", &Tensor::is_inference)
+      .def("_is_view", &Tensor::_is_view)
+      .def_property_readonly("_base", [](const Tensor& t) { return optional_tensor(t._base()); })
+      .def("is_alias_of", &Tensor::is_alias_of, py::arg("other"));
+
+  // ---- views (share storage and version counter) ----
+  tensor.def("view", [](const Tensor& t, py::args shape) { return t.view(dims_from_args(shape, "view")); })
+      .def("reshape", [](const Tensor& t, py::args shape) { return t.reshape(dims_from_args(shape, "reshape")); })
+      .def("permute", [](const Tensor& t, py::args dims) { return t.permute(dims_from_args(dims, "permute")); })
+      .def("expand", [](const Tensor& t, py::args sizes) { return t.expand(dims_from_args(sizes, "expand")); })
+      .def("select", &Tensor::select, py::arg("dim"), py::arg("index"))
+      .def("narrow", &Tensor::narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def("t", &Tensor::t)
+      .def("transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"))
+      .def(
+          "squeeze", [](const Tensor& t, std::optional<int64_t> dim) { return dim ? t.squeeze(*dim) : t.squeeze(); },
+          py::arg("dim") = py::none())
+      .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
+      .def("flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def("contiguous", &Tensor::contiguous)
+      .def("clone", [](const Tensor& t) { return t.clone(); })
+      .def(
+          "resize_", [](Tensor& t, py::args sizes) -> Tensor& { return t.resize_(dims_from_args(sizes, "resize_")); },
+          kSelf);
+
+  // ---- conversion ----
+  tensor.def("to", py::overload_cast<DType>(&Tensor::to, py::const_), py::arg("dtype"))
+      .def("to", py::overload_cast<Device>(&Tensor::to, py::const_), py::arg("device"))
+      .def(
+          "to", [](const Tensor& t, Device device, DType dtype) { return t.to(device).to(dtype); }, py::arg("device"),
+          py::arg("dtype"))
+      .def(
+          "to", [](const Tensor& t, const Tensor& other) { return t.to(other.device()).to(other.dtype()); },
+          py::arg("other"))
+      .def("cpu", [](const Tensor& t) { return t.to(kCPU); })
+      .def(
+          "cuda", [](const Tensor& t, int device) { return t.to(cuda_device(device)); }, py::arg("device") = 0)
+      .def("float", [](const Tensor& t) { return t.to(kFloat32); })
+      .def("double", [](const Tensor& t) { return t.to(kFloat64); })
+      .def("half", [](const Tensor& t) { return t.to(kFloat16); })
+      .def("bfloat16", [](const Tensor& t) { return t.to(kBFloat16); })
+      .def("long", [](const Tensor& t) { return t.to(kInt64); })
+      .def("bool", [](const Tensor& t) { return t.to(kBool); })
+      .def("item", &item)
+      .def("tolist", &tolist)
+      .def("__repr__", &Tensor::str)
+      .def("__hash__", [](py::handle self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
+      .def("__bool__", &is_nonzero)
+      .def("__float__", [](const Tensor& t) { return item(t).cast<double>(); })
+      .def("__int__", [](const Tensor& t) { return item(t.to(kInt64)).cast<int64_t>(); })
+      .def("__index__", [](const Tensor& t) {
+        if (t.dtype() != kInt64 || t.numel() != 1)
+          throw py::type_error("only integer tensors of a single element can be converted to an index");
+        return t.item<int64_t>();
+      });
+
+  // ---- math (the functions of ops.h as methods) ----
+  tensor
+      .def(
+          "sum",
+          [](const Tensor& t, py::object dim, bool keepdim) {
+            return dim.is_none() ? t.sum() : t.sum(dims_from_object(dim, "sum"), keepdim);
+          },
+          py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def(
+          "mean",
+          [](const Tensor& t, py::object dim, bool keepdim) {
+            return dim.is_none() ? t.mean() : t.mean(dims_from_object(dim, "mean"), keepdim);
+          },
+          py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("max", [](const Tensor& t) { return t.max(); })
+      .def(
+          "max", [](const Tensor& t, int64_t dim, bool keepdim) { return values_indices(max(t, dim, keepdim)); },
+          py::arg("dim"), py::arg("keepdim") = false)
+      .def("min", [](const Tensor& t) { return t.min(); })
+      .def(
+          "min", [](const Tensor& t, int64_t dim, bool keepdim) { return values_indices(min(t, dim, keepdim)); },
+          py::arg("dim"), py::arg("keepdim") = false)
+      .def("argmax", &Tensor::argmax, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("exp", &Tensor::exp)
+      .def("log", &Tensor::log)
+      .def("sqrt", &Tensor::sqrt)
+      .def("pow", &Tensor::pow, py::arg("exponent"))
+      .def("relu", &Tensor::relu)
+      .def("sigmoid", &Tensor::sigmoid)
+      .def("tanh", &Tensor::tanh)
+      .def("neg", &Tensor::neg)
+      .def("abs", [](const Tensor& t) { return abs(t); })
+      .def("sign", [](const Tensor& t) { return sign(t); })
+      .def("matmul", &Tensor::matmul, py::arg("other"))
+      .def("mm", &Tensor::mm, py::arg("mat2"))
+      .def(
+          "softmax", [](const Tensor& t, int64_t dim) { return softmax(t, dim); }, py::arg("dim"))
+      .def(
+          "log_softmax", [](const Tensor& t, int64_t dim) { return log_softmax(t, dim); }, py::arg("dim"));
+
+  // ---- in place: each returns the object it was called on ----
+  tensor.def("zero_", &Tensor::zero_, kSelf)
+      .def("fill_", &Tensor::fill_, py::arg("value"), kSelf)
+      .def("copy_", &Tensor::copy_, py::arg("src"), kSelf)
+      .def(
+          "uniform_", [](Tensor& t, double from, double to) -> Tensor& { return uniform_(t, from, to); },
+          py::arg("from") = 0.0, py::arg("to") = 1.0, kSelf)
+      .def(
+          "normal_", [](Tensor& t, double mean, double std) -> Tensor& { return normal_(t, mean, std); },
+          py::arg("mean") = 0.0, py::arg("std") = 1.0, kSelf)
+      .def(
+          "bernoulli_", [](Tensor& t, double p) -> Tensor& { return bernoulli_(t, p); }, py::arg("p") = 0.5, kSelf);
+}
+
+}  // namespace ember::python

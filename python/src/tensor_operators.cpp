@@ -1,0 +1,167 @@
+// Python's operators on tensors: arithmetic (`a + b`, `2 * t`, `a @ b`), comparisons, the in-place
+// forms (`row += 100` changes the tensor row views, and leaves `row` the same object) and indexing
+// (`t[0]`, `t[:, 1:3]`, `t[0] = 5`), each one call of ember's C++ operators or of indexing.h.
+// These are the hot path of a Python loop over small tensors: the overloads take the Tensor by
+// reference and return it by value, with no std::function or Python-side wrapper in between; an
+// operand of another type makes the overload return NotImplemented (py::is_operator), so Python
+// tries the reflected form, as with torch.
+#include "bindings.h"
+
+namespace ember::python {
+
+namespace {
+constexpr auto kSelf = py::return_value_policy::reference;  // an in-place operator's result is self
+}  // namespace
+
+void bind_tensor_operators(py::class_<Tensor>& tensor) {
+  const auto op = py::is_operator();
+  tensor
+      .def(
+          "__add__", [](const Tensor& a, const Tensor& b) { return a + b; }, op)
+      .def(
+          "__add__", [](const Tensor& a, Scalar b) { return a + b; }, op)
+      .def(
+          "__radd__", [](const Tensor& a, Scalar b) { return b + a; }, op)
+      .def(
+          "__sub__", [](const Tensor& a, const Tensor& b) { return a - b; }, op)
+      .def(
+          "__sub__", [](const Tensor& a, Scalar b) { return a - b; }, op)
+      .def(
+          "__rsub__", [](const Tensor& a, Scalar b) { return b - a; }, op)
+      .def(
+          "__mul__", [](const Tensor& a, const Tensor& b) { return a * b; }, op)
+      .def(
+          "__mul__", [](const Tensor& a, Scalar b) { return a * b; }, op)
+      .def(
+          "__rmul__", [](const Tensor& a, Scalar b) { return b * a; }, op)
+      .def(
+          "__truediv__", [](const Tensor& a, const Tensor& b) { return a / b; }, op)
+      .def(
+          "__truediv__", [](const Tensor& a, Scalar b) { return a / b; }, op)
+      .def(
+          "__rtruediv__", [](const Tensor& a, Scalar b) { return b / a; }, op)
+      .def(
+          "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op)
+      .def(
+          "__pow__", [](const Tensor& a, Scalar exponent) { return pow(a, exponent); }, op)
+      .def(
+          "__neg__", [](const Tensor& a) { return -a; }, op)
+      .def(
+          "__abs__", [](const Tensor& a) { return abs(a); }, op);
+
+  tensor
+      .def(
+          "__eq__", [](const Tensor& a, const Tensor& b) { return a == b; }, op)
+      .def(
+          "__eq__", [](const Tensor& a, Scalar b) { return a == b; }, op)
+      .def(
+          "__ne__", [](const Tensor& a, const Tensor& b) { return a != b; }, op)
+      .def(
+          "__ne__", [](const Tensor& a, Scalar b) { return a != b; }, op)
+      .def(
+          "__lt__", [](const Tensor& a, const Tensor& b) { return a < b; }, op)
+      .def(
+          "__lt__", [](const Tensor& a, Scalar b) { return a < b; }, op)
+      .def(
+          "__le__", [](const Tensor& a, const Tensor& b) { return a <= b; }, op)
+      .def(
+          "__le__", [](const Tensor& a, Scalar b) { return a <= b; }, op)
+      .def(
+          "__gt__", [](const Tensor& a, const Tensor& b) { return a > b; }, op)
+      .def(
+          "__gt__", [](const Tensor& a, Scalar b) { return a > b; }, op)
+      .def(
+          "__ge__", [](const Tensor& a, const Tensor& b) { return a >= b; }, op)
+      .def(
+          "__ge__", [](const Tensor& a, Scalar b) { return a >= b; }, op);
+
+  tensor
+      .def(
+          "__iadd__", [](Tensor& a, const Tensor& b) -> Tensor& { return a += b; }, op, kSelf)
+      .def(
+          "__iadd__", [](Tensor& a, Scalar b) -> Tensor& { return a += b; }, op, kSelf)
+      .def(
+          "__isub__", [](Tensor& a, const Tensor& b) -> Tensor& { return a -= b; }, op, kSelf)
+      .def(
+          "__isub__", [](Tensor& a, Scalar b) -> Tensor& { return a -= b; }, op, kSelf)
+      .def(
+          "__imul__", [](Tensor& a, const Tensor& b) -> Tensor& { return a *= b; }, op, kSelf)
+      .def(
+          "__imul__", [](Tensor& a, Scalar b) -> Tensor& { return a *= b; }, op, kSelf)
+      .def(
+          "__itruediv__", [](Tensor& a, const Tensor& b) -> Tensor& { return a /= b; }, op, kSelf)
+      .def(
+          "__itruediv__", [](Tensor& a, Scalar b) -> Tensor& { return a /= b; }, op, kSelf)
+      .def(
+          "add_", [](Tensor& a, const Tensor& b, Scalar alpha) -> Tensor& { return a.add_(b, alpha); },
+          py::arg("other"), py::arg("alpha") = 1, kSelf)
+      .def("add_", py::overload_cast<Scalar>(&Tensor::add_), py::arg("other"), kSelf)
+      .def(
+          "sub_", [](Tensor& a, const Tensor& b, Scalar alpha) -> Tensor& { return a.sub_(b, alpha); },
+          py::arg("other"), py::arg("alpha") = 1, kSelf)
+      .def("sub_", py::overload_cast<Scalar>(&Tensor::sub_), py::arg("other"), kSelf)
+      .def("mul_", py::overload_cast<const Tensor&>(&Tensor::mul_), py::arg("other"), kSelf)
+      .def("mul_", py::overload_cast<Scalar>(&Tensor::mul_), py::arg("other"), kSelf)
+      .def("div_", py::overload_cast<const Tensor&>(&Tensor::div_), py::arg("other"), kSelf)
+      .def("div_", py::overload_cast<Scalar>(&Tensor::div_), py::arg("other"), kSelf);
+
+  // Method forms of the binary ops, with torch's `alpha` where it has one.
+  tensor
+      .def(
+          "add", [](const Tensor& a, const Tensor& b, Scalar alpha) { return add(a, b, alpha); }, py::arg("other"),
+          py::arg("alpha") = 1)
+      .def(
+          "add", [](const Tensor& a, Scalar b) { return add(a, b); }, py::arg("other"))
+      .def(
+          "sub", [](const Tensor& a, const Tensor& b, Scalar alpha) { return sub(a, b, alpha); }, py::arg("other"),
+          py::arg("alpha") = 1)
+      .def(
+          "sub", [](const Tensor& a, Scalar b) { return sub(a, b); }, py::arg("other"))
+      .def(
+          "mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }, py::arg("other"))
+      .def(
+          "mul", [](const Tensor& a, Scalar b) { return mul(a, b); }, py::arg("other"))
+      .def(
+          "div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, py::arg("other"))
+      .def(
+          "div", [](const Tensor& a, Scalar b) { return div(a, b); }, py::arg("other"))
+      .def(
+          "eq", [](const Tensor& a, const Tensor& b) { return eq(a, b); }, py::arg("other"))
+      .def(
+          "eq", [](const Tensor& a, Scalar b) { return eq(a, b); }, py::arg("other"))
+      .def(
+          "ne", [](const Tensor& a, const Tensor& b) { return ne(a, b); }, py::arg("other"))
+      .def(
+          "ne", [](const Tensor& a, Scalar b) { return ne(a, b); }, py::arg("other"))
+      .def(
+          "lt", [](const Tensor& a, const Tensor& b) { return lt(a, b); }, py::arg("other"))
+      .def(
+          "lt", [](const Tensor& a, Scalar b) { return lt(a, b); }, py::arg("other"))
+      .def(
+          "le", [](const Tensor& a, const Tensor& b) { return le(a, b); }, py::arg("other"))
+      .def(
+          "le", [](const Tensor& a, Scalar b) { return le(a, b); }, py::arg("other"))
+      .def(
+          "gt", [](const Tensor& a, const Tensor& b) { return gt(a, b); }, py::arg("other"))
+      .def(
+          "gt", [](const Tensor& a, Scalar b) { return gt(a, b); }, py::arg("other"))
+      .def(
+          "ge", [](const Tensor& a, const Tensor& b) { return ge(a, b); }, py::arg("other"))
+      .def(
+          "ge", [](const Tensor& a, Scalar b) { return ge(a, b); }, py::arg("other"));
+
+  // t[i] is Tensor::operator[] (select, with Python's messages); anything else goes through
+  // indexing.h. t[...] = value fills the indexed view or copies into it.
+  tensor
+      .def("__getitem__",
+           [](const Tensor& t, py::handle index) {
+             if (PyLong_CheckExact(index.ptr())) return t[index.cast<int64_t>()];
+             return ember::index(t, tensor_indices(index));
+           })
+      .def("__setitem__",
+           [](Tensor& t, py::handle index, const Tensor& value) { index_put_(t, tensor_indices(index), value); })
+      .def("__setitem__",
+           [](Tensor& t, py::handle index, Scalar value) { index_put_(t, tensor_indices(index), value); });
+}
+
+}  // namespace ember::python

@@ -1,0 +1,130 @@
+"""ember.nn from Python: the C++ modules, a Module subclassed in Python, registration by attribute
+assignment (and the chapter's pitfall of a module kept where registration cannot see it), repr as
+PyTorch's, and a small training loop with SGD whose loss falls."""
+import gc
+
+import pytest
+
+import ember as torch
+import ember.nn as nn
+import ember.nn.functional as F
+
+
+class TwoLayers(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.first = nn.Linear(4, 8)
+        self.second = nn.Linear(8, 2)
+        self.scale = nn.Parameter(torch.ones(1))
+        self.hidden = [nn.Linear(8, 8)]  # a plain list: not registered, as in PyTorch
+
+    def forward(self, x):
+        return self.second(F.relu(self.first(x))) * self.scale
+
+
+def test_assigned_modules_and_parameters_are_registered_and_a_list_is_not():
+    net = TwoLayers()
+    names = [name for name, _ in net.named_parameters()]
+    assert names == ["scale", "first.weight", "first.bias", "second.weight", "second.bias"]
+    assert len(net.parameters()) == 5
+    assert isinstance(net.scale, nn.Parameter) and net.scale.requires_grad
+    assert net.parameters()[0].is_alias_of(net.scale)
+    assert [type(child).__name__ for child in net.children()] == ["Linear", "Linear"]
+    net.eval()
+    assert not net.first.training and net.hidden[0].training  # eval() does not reach the list
+
+
+def test_a_registered_buffer_is_an_attribute_that_to_converts():
+    net = TwoLayers()
+    net.register_buffer("running_mean", torch.zeros(3))
+    assert net.running_mean.tolist() == [0.0, 0.0, 0.0] and len(net.buffers()) == 1
+    net.to(torch.float64)
+    assert net.running_mean.dtype == torch.float64
+
+
+def test_the_same_name_cannot_be_registered_twice():
+    net = TwoLayers()
+    with pytest.raises(KeyError, match="attribute 'scale' already exists"):
+        net.scale = nn.Parameter(torch.zeros(1))
+
+
+def test_a_python_module_works_inside_a_cpp_sequential_after_its_name_is_gone():
+    model = nn.Sequential(TwoLayers(), nn.ReLU())
+    gc.collect()
+    out = model(torch.randn(3, 4))
+    assert out.shape == (3, 2) and out.grad_fn is not None
+    assert len(model) == 2 and isinstance(model[0], TwoLayers) and isinstance(model[-1], nn.ReLU)
+
+
+def test_modules_print_as_pytorch_prints_them():
+    model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Dropout(0.5), nn.LayerNorm(3))
+    assert repr(model) == ("Sequential(\n"
+                           "  (0): Linear(in_features=2, out_features=3, bias=True)\n"
+                           "  (1): ReLU()\n"
+                           "  (2): Dropout(p=0.5, inplace=False)\n"
+                           "  (3): LayerNorm((3,), eps=1e-05, elementwise_affine=True)\n"
+                           ")")
+    assert repr(nn.Linear(2, 3, bias=False)) == "Linear(in_features=2, out_features=3, bias=False)"
+    assert repr(nn.Parameter(torch.zeros(2))) == "Parameter containing:\ntensor([0., 0.], requires_grad=True)"
+
+
+def test_dropout_differs_between_train_and_eval_the_chapters_second_pitfall():
+    torch.manual_seed(0)  # the chapter's seed: its two masks differ (unseeded, 1 run in 256 draws the same masks)
+    net = nn.Sequential(nn.Linear(4, 4), nn.Dropout(0.5))
+    z = torch.randn(2, 4)
+    assert net.train() is net
+    assert not torch.allclose(net(z), net(z))
+    net.eval()
+    assert torch.allclose(net(z), net(z))
+
+
+def test_manual_seed_gives_the_same_weights_every_time():
+    torch.manual_seed(0)
+    first = nn.Linear(3, 2).weight.tolist()
+    torch.manual_seed(0)
+    assert nn.Linear(3, 2).weight.tolist() == first
+
+
+def test_a_small_training_loop_with_sgd_lowers_the_loss():
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Linear(2, 16), nn.ReLU(), nn.Linear(16, 1))
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(64, 2)
+    y = (x[:, 0] * 2 - x[:, 1]).unsqueeze(1)
+    losses = []
+    for _ in range(60):
+        optimizer.zero_grad()
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.05 * losses[0]
+
+
+
+def test_grad_scaler_steps_any_optimizer():
+    for make in (lambda p: torch.optim.SGD(p, lr=0.1), torch.optim.Adam, torch.optim.AdamW):
+        weight = torch.ones(2, requires_grad=True)
+        optimizer = make([weight])
+        scaler = torch.cuda.amp.GradScaler(init_scale=4.0)
+        scaler.scale((weight * 3).sum()).backward()
+        assert weight.grad.tolist() == [12.0, 12.0]
+        assert scaler.step(optimizer)
+        assert weight.grad.tolist() == [3.0, 3.0]  # unscaled before the step
+        assert weight.tolist()[0] < 1.0
+
+def test_module_to_casts_every_registered_parameter_in_place():
+    net = TwoLayers()
+    weight = net.first.weight
+    assert net.to(torch.float64) is net
+    assert weight.dtype == torch.float64 and net.scale.dtype == torch.float64
+    assert net.hidden[0].weight.dtype == torch.float32  # the unregistered one stays
+
+
+def test_functional_losses_take_pytorchs_keywords():
+    logits = torch.tensor([[2.0, 0.5, -1.0]])
+    target = torch.tensor([0])
+    assert F.cross_entropy(logits, target).item() == pytest.approx(0.2413, abs=1e-4)
+    assert F.mse_loss(torch.zeros(2), torch.ones(2), reduction="sum").item() == 2.0
+    with pytest.raises(ValueError, match="mean_all is not a valid value for reduction"):
+        F.mse_loss(torch.zeros(2), torch.ones(2), reduction="mean_all")
