@@ -2,6 +2,7 @@
 // the promotion of all inputs; each input is copied into its slice of the result.
 #include <algorithm>
 
+#include "core/size_arithmetic.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
@@ -46,7 +47,7 @@ struct Cat : FunctionalOp {
                     ". Expected size ", reference->size(k), " but got size ", t.size(k), " for tensor number ", i,
                     " in the list.");
       internal::check_same_device(*reference, t);
-      out_sizes[d] += t.size(d);
+      out_sizes[d] = wrapping_add(out_sizes[d], t.size(d));  // wraps as ATen's: a total past int64 reads as negative
     }
     Tensor out = internal::new_empty(out_sizes, result, reference->device());
     int64_t offset = 0;
@@ -73,6 +74,9 @@ struct Stack : FunctionalOp {
       EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
                   to_string(tensors[0].sizes()), " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
     const int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
+    Dims result_sizes = tensors[0].sizes();
+    result_sizes.insert(d, static_cast<int64_t>(tensors.size()));
+    product(result_sizes);  // ATen resizes its result first: "numel: integer multiplication overflow"
     std::vector<Tensor> unsqueezed;
     for (const Tensor& t : tensors) unsqueezed.push_back(t.unsqueeze(d));
     return Cat::compute(unsqueezed, d);

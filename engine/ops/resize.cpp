@@ -8,8 +8,10 @@
 
 #include "core/cuda_backend.h"
 #include "core/grad_mode.h"
+#include "core/size_arithmetic.h"
 #include "core/warning.h"
 #include "ops.h"
+#include "shape_rules.h"
 #include "type_promotion.h"
 
 namespace ember {
@@ -23,14 +25,15 @@ void Storage::grow(int64_t new_nbytes) {
   nbytes = new_nbytes;
 }
 
+// Every size is checked before anything changes (PyTorch sets the new sizes first and leaves
+// them set when a check fails; ember's tensor stays as it was).
 Tensor& Tensor::resize_(const Dims& new_sizes) {
   EMBER_CHECK(!requires_grad(), "cannot resize variables that require grad");
-  for (int64_t s : new_sizes) EMBER_CHECK(s >= 0, "numel: integer multiplication overflow");  // PyTorch's words
   TensorImpl& impl = *impl_;
   if (impl.sizes == new_sizes) return *this;  // the same sizes keep their strides
-  const int64_t count = product(new_sizes);
-  const int64_t needed = count == 0 ? 0 : (impl.storage_offset + count) * element_size();
-  if (needed > impl.storage->nbytes) impl.storage->grow(needed);
+  const int64_t count = product(new_sizes);   // "numel: integer multiplication overflow", as PyTorch checks first
+  const int64_t needed = storage_nbytes_contiguous(new_sizes, element_size(), impl.storage_offset);
+  if (count > 0 && needed > impl.storage->nbytes) impl.storage->grow(needed);
   impl.set_layout(new_sizes, contiguous_strides(new_sizes), impl.storage_offset);
   return *this;
 }
@@ -59,6 +62,10 @@ void resize_output(Tensor& out, const Dims& shape) {
   out.resize_(shape);
 }
 
+// TensorIterator resizes out to the broadcast shape before it computes, so a shape whose element
+// count overflows gets resize_'s text, "numel: integer multiplication overflow", not an allocation's.
+void check_broadcast_count(const Tensor& a, const Tensor& b) { product(broadcast_shapes(a.sizes(), b.sizes())); }
+
 // Element-wise ops write any result their dtype rules allow into out, converting it.
 Tensor& write_elementwise(Tensor& out, const Tensor& result) {
   internal::check_can_cast(result.dtype(), out.dtype());
@@ -81,21 +88,25 @@ Tensor& write_product(Tensor& out, const Tensor& result, bool dot) {
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_no_autograd("add", {&a, &b, &out});
+  check_broadcast_count(a, b);
   return write_elementwise(out, add(a, b, alpha));
 }
 
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_no_autograd("sub", {&a, &b, &out});
+  check_broadcast_count(a, b);
   return write_elementwise(out, sub(a, b, alpha));
 }
 
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   check_no_autograd("mul", {&a, &b, &out});
+  check_broadcast_count(a, b);
   return write_elementwise(out, mul(a, b));
 }
 
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
   check_no_autograd("div", {&a, &b, &out});
+  check_broadcast_count(a, b);
   return write_elementwise(out, div(a, b));
 }
 
