@@ -71,7 +71,8 @@ struct Mm : FunctionalOp {
     return out;
   }
   static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
-    return {a, b, is_column_major(a), is_column_major(b)};
+    // Each operand is kept for the other's gradient (saved_tensor.h, Note [Saving only what a gradient reads]).
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b), is_column_major(a), is_column_major(b)};
   }
 };
 
@@ -98,7 +99,12 @@ struct Addmm : FunctionalOp {
   }
   static AddmmBackward0 save(const Tensor&, const Tensor&, const Tensor& mat1, const Tensor& mat2, Scalar beta,
                              Scalar alpha) {
-    return {mat1, mat2, alpha, beta, is_column_major(mat1), is_column_major(mat2)};
+    return {saved_if(mat2.requires_grad(), mat1),
+            saved_if(mat1.requires_grad(), mat2),
+            alpha,
+            beta,
+            is_column_major(mat1),
+            is_column_major(mat2)};
   }
 };
 
@@ -117,7 +123,9 @@ struct Bmm : FunctionalOp {
     run_gemm(out, a, b, 1, 0, {});
     return out;
   }
-  static BmmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static BmmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};
+  }
 };
 
 // matmul's 1-D cases: a row times a column, a matrix times a column.
@@ -132,7 +140,9 @@ struct Dot : FunctionalOp {
     EMBER_CHECK(a.dtype() != kBool, "\"dot\" not implemented for 'Bool'");
     return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   }
-  static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};
+  }
 };
 struct Mv : FunctionalOp {
   static constexpr const char* name = "aten::mv";
@@ -142,7 +152,9 @@ struct Mv : FunctionalOp {
     check_same_dtype(a, v);
     return Mm::compute(a, v.unsqueeze(1)).squeeze(1);
   }
-  static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) { return {a, v}; }
+  static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) {
+    return {saved_if(v.requires_grad(), a), saved_if(a.requires_grad(), v)};
+  }
 };
 
 }  // namespace
