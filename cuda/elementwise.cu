@@ -1,5 +1,6 @@
 // Element-wise kernels on the GPU: one grid-stride loop each (device_loops.cuh) over the formulas
-// the CPU kernels use too (kernels/element_math.h: wrapping integer arithmetic, the unary ops).
+// the CPU kernels use too (kernels/element_math.h: wrapping integer arithmetic, the fused
+// multiply-add, maximum and minimum, addcmul and addcdiv, the unary ops).
 #include "device_loops.cuh"
 #include "kernels/element_math.h"
 #include "kernels/kernel_list.h"
@@ -13,11 +14,11 @@ void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
   switch (op) {
     case BinaryOp::Add:
       map_elements<T, T, T>(
-          out, {a, b}, [k] __device__(T x, T y) { return plus(x, times(k, y)); }, "add");
+          out, {a, b}, [k] __device__(T x, T y) { return multiply_add(k, y, x); }, "add");
       break;
     case BinaryOp::Sub:
       map_elements<T, T, T>(
-          out, {a, b}, [k] __device__(T x, T y) { return minus(x, times(k, y)); }, "sub");
+          out, {a, b}, [k] __device__(T x, T y) { return multiply_add(negated(k), y, x); }, "sub");
       break;
     case BinaryOp::Mul:
       map_elements<T, T, T>(
@@ -30,6 +31,29 @@ void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
         map_elements<T, T, T>(
             out, {a, b}, [] __device__(T x, T y) { return x / y; }, "div");
       break;
+    case BinaryOp::Maximum:
+      map_elements<T, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return maximum(x, y); }, "maximum");
+      break;
+    case BinaryOp::Minimum:
+      map_elements<T, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return minimum(x, y); }, "minimum");
+      break;
+  }
+}
+
+template <typename T>
+void ternary_as(TernaryOp op, const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+                Scalar value) {
+  const T v = std::is_integral_v<T> ? static_cast<T>(value.to_int()) : static_cast<T>(value.to_double());
+  if (op == TernaryOp::Addcmul) {
+    map_elements<T, T, T, T>(
+        out, {self, tensor1, tensor2}, [v] __device__(T s, T x, T y) { return addcmul(s, x, y, v); }, "addcmul");
+  } else if constexpr (std::is_integral_v<T>) {
+    throw Error("ember: addcdiv of integers is refused by the caller");
+  } else {
+    map_elements<T, T, T, T>(
+        out, {self, tensor1, tensor2}, [v] __device__(T s, T x, T y) { return addcdiv(s, x, y, v); }, "addcdiv");
   }
 }
 
@@ -81,6 +105,12 @@ void threshold_backward_as(const Tensor& out, const Tensor& grad, const Tensor& 
 // kernel body is a function template and the visit only picks the instance.)
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   visit_compute_dtype(out.dtype(), [&](auto tag) { binary_as<decltype(tag)>(op, out, a, b, alpha); });
+}
+
+void ternary(TernaryOp op, const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+             Scalar value) {
+  visit_compute_dtype(out.dtype(),
+                      [&](auto tag) { ternary_as<decltype(tag)>(op, out, self, tensor1, tensor2, value); });
 }
 
 void compare(CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b) {

@@ -5,6 +5,7 @@ namespace ember::kernels {
 
 void register_cuda_kernels(KernelTable& table) {
   table.binary = cuda::binary;
+  table.ternary = cuda::ternary;
   table.compare = cuda::compare;
   table.unary = cuda::unary;
   table.where = cuda::where;

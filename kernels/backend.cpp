@@ -14,6 +14,7 @@ namespace {
 KernelTable cpu_table() {
   KernelTable table("CPU");
   table.binary = cpu::binary;
+  table.ternary = cpu::ternary;
   table.compare = cpu::compare;
   table.unary = cpu::unary;
   table.where = cpu::where;

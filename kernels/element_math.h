@@ -1,6 +1,7 @@
 // The arithmetic of one element, one definition for the CPU kernels and the CUDA kernels (nvcc
 // compiles it for the device too, as convert.h): integer arithmetic that wraps around as
-// PyTorch's does, and the formula of each unary op. The CPU kernel runs its common unary ops
+// PyTorch's does, the fused multiply-add PyTorch's kernels round with, maximum and minimum,
+// addcmul and addcdiv, and the formula of each unary op. The CPU kernel runs its common unary ops
 // through Eigen's vectorised array functions instead, and these formulas for the rest; the CUDA
 // kernel runs these for every op. Adding a unary op: its name in UnaryOp and its formula here.
 #pragma once
@@ -39,6 +40,46 @@ EMBER_HOST_DEVICE inline int64_t integer_power(int64_t x, uint64_t e) {
     x = times(x, x);
   }
   return result;
+}
+
+// x * y + z rounded once, as PyTorch's CPU kernels compute `a + alpha * b` (add and sub with an
+// alpha: Vectorized's fmadd, and the compiler fuses their scalar loops alike) and addcmul's last
+// step; so an optimizer's `p.add_(g, -lr)` gives PyTorch's bits. Integers wrap.
+template <typename T>
+EMBER_HOST_DEVICE T multiply_add(T x, T y, T z) {
+  if constexpr (std::is_integral_v<T>) return plus(times(x, y), z);
+  else if constexpr (std::is_same_v<T, float>) return fmaf(x, y, z);
+  else return fma(x, y, z);
+}
+
+// -x, wrapping for integers (sub's alpha: PyTorch subtracts by adding alpha negated).
+template <typename T>
+EMBER_HOST_DEVICE T negated(T x) {
+  if constexpr (std::is_integral_v<T>) return minus(T(0), x);
+  else return -x;
+}
+
+// torch.maximum and torch.minimum: NaN when either is NaN, else the larger (smaller), the first on
+// a tie as std::max in PyTorch's scalar loop (maximum(-0.0, 0.0) is -0.0; its vectorised loop
+// returns the second there, so PyTorch's own answer for a signed-zero tie depends on the length).
+template <typename T>
+EMBER_HOST_DEVICE T maximum(T a, T b) {
+  return a < b || b != b ? b : a;
+}
+template <typename T>
+EMBER_HOST_DEVICE T minimum(T a, T b) {
+  return b < a || b != b ? b : a;
+}
+
+// addcmul and addcdiv of one element, in PyTorch's order and roundings: self + (value * t1) * t2
+// with the last multiply and add fused, as its CPU kernel's loops compile; self + (value * t1) / t2.
+template <typename T>
+EMBER_HOST_DEVICE T addcmul(T self, T t1, T t2, T value) {
+  return multiply_add(times(value, t1), t2, self);
+}
+template <typename T>
+EMBER_HOST_DEVICE T addcdiv(T self, T t1, T t2, T value) {
+  return self + value * t1 / t2;
 }
 
 // op(x) for a float32 or float64 element; `exponent` is Pow's.

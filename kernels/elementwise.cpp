@@ -1,6 +1,6 @@
-// Element-wise kernels: binary arithmetic and comparisons through the strided loop (the
-// contiguous runs vectorise), unary math through Eigen's vectorised array functions. Both share
-// large tensors among the threads, above the grain size of parallel.h.
+// Element-wise kernels: binary and ternary arithmetic and comparisons through the strided loop
+// (the contiguous runs vectorise), unary math through Eigen's vectorised array functions. All
+// share large tensors among the threads, above the grain size of parallel.h.
 #include "kernel_list.h"
 
 #include "eigen.h"
@@ -25,11 +25,11 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
     switch (op) {
       case BinaryOp::Add:
         if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return plus(x, y); });
-        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return plus(x, times(k, y)); });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return multiply_add(k, y, x); });
         break;
       case BinaryOp::Sub:
         if (k == T(1)) map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return minus(x, y); });
-        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return minus(x, times(k, y)); });
+        else map_elements<T, T, T>(out, {a, b}, [k](T x, T y) { return multiply_add(negated(k), y, x); });
         break;
       case BinaryOp::Mul: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return times(x, y); }); break;
       case BinaryOp::Div:
@@ -39,6 +39,23 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
           map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return x / y; });
         }
         break;
+      case BinaryOp::Maximum: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return maximum(x, y); }); break;
+      case BinaryOp::Minimum: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return minimum(x, y); }); break;
+    }
+  });
+}
+
+void ternary(TernaryOp op, const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
+             Scalar value) {
+  visit_compute_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T v = std::is_integral_v<T> ? static_cast<T>(value.to_int()) : static_cast<T>(value.to_double());
+    if (op == TernaryOp::Addcmul) {
+      map_elements<T, T, T, T>(out, {self, tensor1, tensor2}, [v](T s, T x, T y) { return addcmul(s, x, y, v); });
+    } else if constexpr (std::is_integral_v<T>) {
+      throw Error("ember: addcdiv of integers is refused by the caller");
+    } else {
+      map_elements<T, T, T, T>(out, {self, tensor1, tensor2}, [v](T s, T x, T y) { return addcdiv(s, x, y, v); });
     }
   });
 }

@@ -15,7 +15,10 @@
 
 namespace ember::kernels {
 
-enum class BinaryOp { Add, Sub, Mul, Div };  // Add/Sub: a + alpha * b, a - alpha * b
+// Add/Sub: a + alpha * b, a - alpha * b (rounded once: multiply_add); Maximum/Minimum: element_math.h's.
+enum class BinaryOp { Add, Sub, Mul, Div, Maximum, Minimum };
+// Addcmul: self + value * tensor1 * tensor2; Addcdiv: self + value * tensor1 / tensor2 (element_math.h).
+enum class TernaryOp { Addcmul, Addcdiv };
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
 enum class ReduceOp { Sum, Max, Min };
 
@@ -25,6 +28,10 @@ enum class ReduceOp { Sum, Max, Min };
      compute dtype (float32, float64 or int64) ---- */                                                                 \
   /* out = a (op) b; out may alias a (in-place ops pass out == a) */                                                   \
   KERNEL(binary, void, (BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha))               \
+  /* out = self + value * tensor1 (op) tensor2 (addcmul, addcdiv); out may alias self */                               \
+  KERNEL(ternary, void,                                                                                                \
+         (TernaryOp op, const Tensor& out, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,           \
+          Scalar value))                                                                                               \
   /* out (bool) = a (op) b */                                                                                          \
   KERNEL(compare, void, (CompareOp op, const Tensor& out, const Tensor& a, const Tensor& b))                           \
   /* out = op(in); in and out laid out alike (flat arrays of the same order), same dtype; exponent is Pow's */         \

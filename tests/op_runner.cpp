@@ -25,6 +25,14 @@ Outputs one(const Tensor& t) { return {t}; }
 Outputs values_and_indices(const ValuesIndices& r) { return {r.values, r.indices}; }
 
 Scalar alpha_arg(const json& args) { return args.contains("alpha") ? scalar_arg(args["alpha"]) : Scalar(1); }
+Scalar value_arg(const json& args) { return args.contains("value") ? scalar_arg(args["value"]) : Scalar(1); }
+
+// A clamp bound: null (left out), a number, or "nan"/"inf"/"-inf" (JSON has no NaN).
+std::optional<Scalar> bound_arg(const json& v) {
+  if (v.is_null()) return std::nullopt;
+  if (v.is_string()) return Scalar(fixture::number(v));
+  return scalar_arg(v);
+}
 
 Reduction reduction_arg(const json& args) {
   const std::string r = args.value("reduction", "mean");
@@ -79,6 +87,16 @@ const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
       {"ge", [](const Inputs& in, const json&) { return one(ge(in[0], in[1])); }},
       {"gt_scalar", [](const Inputs& in, const json& args) { return one(gt(in[0], scalar_arg(args["other"]))); }},
       {"where", [](const Inputs& in, const json&) { return one(where(in[0], in[1], in[2])); }},
+      {"maximum", [](const Inputs& in, const json&) { return one(maximum(in[0], in[1])); }},
+      {"minimum", [](const Inputs& in, const json&) { return one(minimum(in[0], in[1])); }},
+      {"clamp", [](const Inputs& in,
+                   const json& args) { return one(clamp(in[0], bound_arg(args["min"]), bound_arg(args["max"]))); }},
+      {"clamp_min", [](const Inputs& in, const json& args) { return one(clamp_min(in[0], *bound_arg(args["min"]))); }},
+      {"clamp_max", [](const Inputs& in, const json& args) { return one(clamp_max(in[0], *bound_arg(args["max"]))); }},
+      {"addcmul",
+       [](const Inputs& in, const json& args) { return one(addcmul(in[0], in[1], in[2], value_arg(args))); }},
+      {"addcdiv",
+       [](const Inputs& in, const json& args) { return one(addcdiv(in[0], in[1], in[2], value_arg(args))); }},
 
       // Reductions.
       {"sum",

@@ -262,3 +262,21 @@ TEST_CASE("autograd and optimizer argument errors", "[errors]") {
   CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .nesterov = true}), "Nesterov momentum requires a momentum and zero "
                                                                     "dampening");
 }
+
+TEST_CASE("clamp, addcmul and addcdiv refuse what PyTorch refuses, with its texts", "[errors]") {
+  const Tensor mask = full({2}, true, kBool);
+  CHECK_THROWS_WITH(clamp(r({2}), std::nullopt, std::nullopt), torch_error("clamp_no_bounds"));
+  CHECK_THROWS_WITH(clamp(mask, false, true), torch_error("clamp_bool"));
+  CHECK_THROWS_WITH(clamp(mask, true), torch_error("clamp_min_only_bool"));
+  CHECK_THROWS_WITH(clamp_min(mask, true), torch_error("clamp_min_bool"));
+  CHECK_THROWS_WITH(clamp_max(mask, true), torch_error("clamp_max_bool"));
+  CHECK_THROWS_WITH(clamp(r({2}), 1e300), torch_error("clamp_bound_overflows_float"));
+  CHECK_THROWS_WITH(clamp(r({2}, kBFloat16), std::nullopt, -1e300), torch_error("clamp_bound_overflows_bf16"));
+  CHECK_THROWS_WITH(addcdiv(r({2}), r({2}, kInt64), r({2}, kInt64)), torch_error("addcdiv_integers"));
+  CHECK_THROWS_WITH(addcmul(full({1}, true, kBool), full({1}, true, kBool), full({1}, false, kBool)),
+                    torch_error("addcmul_bool"));
+  Tensor long_tensor = r({3}, kInt64);
+  CHECK_THROWS_WITH(long_tensor.addcmul_(r({3}), r({3})), torch_error("addcmul_inplace_cast"));
+  Tensor t = r({3});
+  CHECK_THROWS_WITH(t.addcdiv_(r({2, 1}), r({3})), torch_error("addcdiv_inplace_shape"));
+}

@@ -1,4 +1,4 @@
-// GradScaler (engine/grad_scaler.h) with PyTorch's algorithm: the scale backs off after a step
+// GradScaler (engine/optim/grad_scaler.h) with PyTorch's algorithm: the scale backs off after a step
 // with inf/NaN gradients (which is skipped), grows after growth_interval clean steps, and the
 // unscaled gradients are the ones float32 training would have had. The last case is the reason
 // it exists: a float16 model whose gradients underflow learns only with the scaler.
@@ -55,6 +55,23 @@ TEST_CASE("a step with a non-finite gradient is skipped and leaves the parameter
   CHECK_FALSE(scaler.step(model.sgd));
   CHECK(model.p.tolist_str() == "[1.0, 1.0, 1.0]");
   CHECK(model.p._version() == version);
+}
+
+TEST_CASE("GradScaler steps any optimizer: Adam takes the unscaled gradients' step, and skips a non-finite one",
+          "[amp]") {
+  Tensor p = full({3}, 1.0, Options().requires_grad()), q = full({3}, 1.0, Options().requires_grad());
+  optim::Adam scaled({p}, {.lr = 0.1}), plain({q}, {.lr = 0.1});
+  GradScaler scaler;
+  scaler.scale((p * tensor({1, -2, 4})).sum()).backward();
+  (q * tensor({1, -2, 4})).sum().backward();
+  CHECK(scaler.step(scaled));
+  plain.step();
+  CHECK(equal(p, q));  // the scale is a power of two: unscaling gives the gradients back exactly
+  scaler.update();
+  scaled.zero_grad();
+  scaler.scale((p * tensor({1, std::numeric_limits<double>::infinity(), 4})).sum()).backward();
+  CHECK_FALSE(scaler.step(scaled));
+  CHECK(equal(p, q));
 }
 
 TEST_CASE("unscaled gradients equal the gradients of the unscaled loss", "[amp]") {

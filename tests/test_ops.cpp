@@ -155,3 +155,24 @@ TEST_CASE("ops with a number or a broadcast scalar over long contiguous runs com
     REQUIRE(kept[i] == (x[i] > 0.5f ? x[i] : 0.25f));
   }
 }
+
+TEST_CASE("add and sub with an alpha round a + alpha * b once, as PyTorch's kernels do", "[ops]") {
+  // PyTorch's CPU kernels fuse the multiply and the add (Vectorized's fmadd), so an optimizer's
+  // p.add_(g, -lr) lands on PyTorch's bits only if ember's do too. 1003 elements: whole vectors and
+  // a tail; float32 and float64, each against std::fma.
+  manual_seed(3);
+  const Tensor a = randn({1003}), b = randn({1003});
+  const std::vector<float> x = a.to_vector<float>(), y = b.to_vector<float>();
+  const std::vector<float> sum = add(a, b, 0.3).to_vector<float>(), difference = sub(a, b, 0.3).to_vector<float>();
+  const std::vector<double> sum64 = add(a.to(kFloat64), b.to(kFloat64), 0.3).to_vector<double>();
+  int rounded_differently = 0;  // how often two roundings would have differed (the test's power)
+  for (size_t i = 0; i < x.size(); ++i) {
+    INFO("element " << i);
+    REQUIRE(sum[i] == std::fma(0.3f, y[i], x[i]));
+    REQUIRE(difference[i] == std::fma(-0.3f, y[i], x[i]));
+    REQUIRE(sum64[i] == std::fma(0.3, double(y[i]), double(x[i])));
+    const float product = 0.3f * y[i];
+    rounded_differently += sum[i] != x[i] + product;
+  }
+  CHECK(rounded_differently > 0);
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fails, naming them, when README.md, CONTRIBUTING.md or bench/README.md name a file, folder or
-program that is not there: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`)
+program that is not there, or when the README's copy of examples/first_program.cpp differs from it: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`)
 must exist in the repository, and a program in a build folder (`build/demos/chapter`,
 `build-demo/demos/pitfalls`) must have been built in the build folder given. A CTest case runs it
 after the build, so the documents cannot drift from the code.
@@ -42,6 +42,9 @@ def main():
                 found = glob.glob(path.rstrip("/"))
             if not found:
                 missing.append(f"  {document}: `{path}`")
+    # The README shows examples/first_program.cpp whole; a test builds and runs that file.
+    if open("examples/first_program.cpp", encoding="utf-8").read() not in open("README.md", encoding="utf-8").read():
+        missing.append("  README.md: its copy of `examples/first_program.cpp` differs from the file")
     if missing:
         print("check_docs: these are named but not there:")
         print("\n".join(sorted(set(missing))))

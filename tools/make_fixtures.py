@@ -20,6 +20,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 repr(t.tolist()) for ~40 tensors
   tests/fixtures/mlp.json       2-layer MLP forward/backward and SGD trajectories
                                 (keys documented in tools/fixtures/mlp.py)
+  tests/fixtures/optim.json     a small MLP trained 10 steps by Adam, AdamW (with amsgrad, weight
+                                decay) and SGD then Adam: gradients and parameters after every step
+                                (keys documented in tools/fixtures/optim.py)
   tests/fixtures/errors.json    {"cases": [{"name", "code", "type", "message"}]}: PyTorch's error
                                 messages for invalid calls; a summary table goes to stdout
   tests/fixtures/random.json    seeded random numbers as exact bit patterns, and the random ops'
@@ -72,8 +75,8 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, printing, profiler, random,  # noqa: E402
-                      replay, size_sweep)
+from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, optim, printing, profiler,  # noqa: E402
+                      random, replay, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -90,6 +93,7 @@ def main():
         ("ops.json", ops_cases, ops_cases.build()),
         ("printing.json", printing, printing.build()),
         ("mlp.json", mlp, mlp.build()),
+        ("optim.json", optim, optim.build()),
         ("errors.json", errors, errors.build()),
         ("random.json", random, random.build()),
         ("nn_random.json", random, random.build_nn()),
@@ -116,7 +120,7 @@ def main():
     print("\nops.json cases per op:")
     print("  " + ", ".join("%s=%d" % kv for kv in sorted(counts.items())))
     print("\nerrors.json summary:")
-    print(errors.summary(outputs[3][2]))
+    print(errors.summary(next(obj for fname, _, obj in outputs if fname == "errors.json")))
     n_ops = check.check_ops(os.path.join(OUT_DIR, "ops.json"))
     n_pr = check.check_printing(os.path.join(OUT_DIR, "printing.json"))
     print("\nself-check: re-ran %d ops.json cases and %d printing cases from the JSON: bit-identical"

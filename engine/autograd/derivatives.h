@@ -15,6 +15,7 @@
 #include "formula_helpers.h"
 #include "ops/ops.h"
 #include "saved_tensor.h"
+#include "view_derivatives.h"  // the view ops' nodes
 
 namespace ember::autograd {
 
@@ -49,6 +50,25 @@ struct DivBackward0 {  // self / other
   Grads apply(const Tensor& g, Needs needs) const {
     const Tensor b = other.unpack();
     return {needs[0] ? g / b : Tensor(), needs[1] ? -g * self.unpack() / (b * b) : Tensor()};
+  }
+};
+struct AddcmulBackward0 {  // self + value * tensor1 * tensor2; each tensor saved only for the other's gradient
+  static constexpr const char* name = "AddcmulBackward0";
+  SavedTensor tensor1, tensor2;
+  Scalar value = 1;
+  auto saved() { return std::tie(tensor1, tensor2); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return {g, needs[1] ? g * (tensor2.unpack() * value) : Tensor(),
+            needs[2] ? g * (tensor1.unpack() * value) : Tensor()};
+  }
+};
+struct AddcdivBackward0 {  // self + value * tensor1 / tensor2
+  static constexpr const char* name = "AddcdivBackward0";
+  SavedTensor tensor1, tensor2;
+  Scalar value = 1;
+  auto saved() { return std::tie(tensor1, tensor2); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return addcdiv_backward(g, tensor1.unpack(), tensor2.unpack(), value, needs);
   }
 };
 struct NegBackward0 {
@@ -122,6 +142,44 @@ struct WhereBackward0 {  // inputs: condition, self, other
     const Tensor c = condition.unpack(), zero = scalar_tensor(0, g.dtype());
     return {Tensor(), needs[1] ? where(c, g, zero) : Tensor(), needs[2] ? where(c, zero, g) : Tensor()};
   }
+};
+
+// ---- bounds: the gradient goes where the value came from ----
+struct MaximumBackward0 {  // to the larger input; half to each where they tie; all to both at a NaN
+  static constexpr const char* name = "MaximumBackward0";
+  SavedTensor self, other;
+  auto saved() { return std::tie(self, other); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    return maximum_backward(g, self.unpack(), other.unpack(), needs, /*maximum=*/true);
+  }
+};
+struct MinimumBackward0 : MaximumBackward0 {  // to the smaller input
+  static constexpr const char* name = "MinimumBackward0";
+  Grads apply(const Tensor& g, Needs needs) const {
+    return maximum_backward(g, self.unpack(), other.unpack(), needs, /*maximum=*/false);
+  }
+};
+// clamp: g where the input lies within the bounds (bounds included), 0 outside them and at NaN.
+struct ClampBackward1 {  // clamp(self, min, max), either bound optional
+  static constexpr const char* name = "ClampBackward1";
+  SavedTensor self;
+  std::optional<Scalar> min, max;
+  auto saved() { return std::tie(self); }
+  Grads apply(const Tensor& g, Needs) const { return {clamp_backward(g, self.unpack(), min, max)}; }
+};
+struct ClampMinBackward0 {
+  static constexpr const char* name = "ClampMinBackward0";
+  SavedTensor self;
+  Scalar min = 0;
+  auto saved() { return std::tie(self); }
+  Grads apply(const Tensor& g, Needs) const { return {clamp_backward(g, self.unpack(), min, std::nullopt)}; }
+};
+struct ClampMaxBackward0 {
+  static constexpr const char* name = "ClampMaxBackward0";
+  SavedTensor self;
+  Scalar max = 0;
+  auto saved() { return std::tie(self); }
+  Grads apply(const Tensor& g, Needs) const { return {clamp_backward(g, self.unpack(), std::nullopt, max)}; }
 };
 
 // ---- reductions ----
@@ -305,72 +363,6 @@ struct CloneBackward0 {
   Grads apply(const Tensor& g, Needs) const { return {g}; }
 };
 
-// ---- views: map the view's gradient back onto the input's layout ----
-struct ViewBackward0 {
-  static constexpr const char* name = "ViewBackward0";
-  Dims self_sizes;
-  Grads apply(const Tensor& g, Needs) const { return {g.reshape(self_sizes)}; }
-};
-struct ReshapeAliasBackward0 : ViewBackward0 {
-  static constexpr const char* name = "ReshapeAliasBackward0";
-};
-struct UnsafeViewBackward0 : ViewBackward0 {
-  static constexpr const char* name = "UnsafeViewBackward0";
-};
-struct SqueezeBackward0 : ViewBackward0 {
-  static constexpr const char* name = "SqueezeBackward0";
-};
-struct SqueezeBackward1 : ViewBackward0 {
-  static constexpr const char* name = "SqueezeBackward1";
-};
-struct UnsqueezeBackward0 : ViewBackward0 {
-  static constexpr const char* name = "UnsqueezeBackward0";
-};
-struct ExpandBackward0 {  // sum over the broadcast dims
-  static constexpr const char* name = "ExpandBackward0";
-  Dims self_sizes;
-  Grads apply(const Tensor& g, Needs) const;
-};
-struct TransposeBackward0 {
-  static constexpr const char* name = "TransposeBackward0";
-  int64_t dim0 = 0, dim1 = 0;
-  Grads apply(const Tensor& g, Needs) const { return {g.dim() == 0 ? g : g.transpose(dim0, dim1)}; }
-};
-struct TBackward0 {
-  static constexpr const char* name = "TBackward0";
-  Grads apply(const Tensor& g, Needs) const { return {g.dim() < 2 ? g : g.t()}; }
-};
-struct PermuteBackward0 {  // the inverse permutation
-  static constexpr const char* name = "PermuteBackward0";
-  Dims dims;
-  Grads apply(const Tensor& g, Needs) const {
-    Dims inverse = dims;
-    for (int64_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = i;
-    return {g.permute(inverse)};
-  }
-};
-struct SelectBackward0 {  // g placed at `index` of a zero tensor
-  static constexpr const char* name = "SelectBackward0";
-  Dims self_sizes;
-  int64_t dim = 0, index = 0;
-  Grads apply(const Tensor& g, Needs) const {
-    return {embedded(g, self_sizes, [&](const Tensor& t) { return t.select(dim, index); })};
-  }
-};
-struct SliceBackward0 {  // g placed in the slice of a zero tensor
-  static constexpr const char* name = "SliceBackward0";
-  Dims self_sizes;
-  int64_t dim = 0, start = 0, end = 0, step = 1;
-  Grads apply(const Tensor& g, Needs) const {
-    return {embedded(g, self_sizes, [&](const Tensor& t) { return t.slice(dim, start, end, step); })};
-  }
-};
-struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-place on views]
-  static constexpr const char* name = "AsStridedBackward0";
-  Geometry view, base;
-  Grads apply(const Tensor& g, Needs) const { return {as_strided_backward(g, view, base)}; }
-};
-
 // ---- in-place ops: the overwritten values no longer depend on what self held ----
 struct FillBackward2 {
   static constexpr const char* name = "FillBackward2";
@@ -400,15 +392,18 @@ struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old valu
 };
 
 // The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
-using BackwardFunction = std::variant<
-    AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, NegBackward0, ExpBackward0,
-    LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0,
-    AbsBackward0, WhereBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1, MinBackward1,
-    MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0, MvBackward0, SoftmaxBackward0,
-    LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0, CatBackward0, StackBackward0,
-    ToCopyBackward0, CloneBackward0, ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0,
-    SqueezeBackward1, UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0,
-    SelectBackward0, SliceBackward0, AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0,
-    NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
+using BackwardFunction =
+    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0,
+                 AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0, SqrtBackward0,
+                 PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0, AbsBackward0,
+                 WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0,
+                 ClampMaxBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1,
+                 MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
+                 MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
+                 NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
+                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
+                 ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
+                 AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
+                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
 
 }  // namespace ember::autograd

@@ -41,6 +41,31 @@ Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Te
   return g * mask / mask.sum();
 }
 
+Grads maximum_backward(const Tensor& g, const Tensor& self, const Tensor& other, Needs needs, bool maximum) {
+  const Tensor zero = scalar_tensor(0, g.dtype());
+  const Tensor shared = where(eq(self, other), g / 2, g);
+  const Tensor self_smaller = lt(self, other), self_larger = gt(self, other);
+  return {needs[0] ? where(maximum ? self_smaller : self_larger, zero, shared) : Tensor(),
+          needs[1] ? where(maximum ? self_larger : self_smaller, zero, shared) : Tensor()};
+}
+
+Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  const Tensor zero = scalar_tensor(0, g.dtype());
+  Tensor within = g;
+  if (max) within = where(le(self, *max), within, zero);
+  if (min) within = where(ge(self, *min), within, zero);
+  return within;
+}
+
+Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& tensor2, Scalar value, Needs needs) {
+  // value / tensor2 as ATen's Scalar / Tensor: the value in tensor2's dtype, divided by it. (An
+  // integer tensor2 takes g's dtype instead: PyTorch's backward raises "result type Float can't be
+  // cast to the desired output type Long" there.)
+  const DType value_dtype = tensor2.is_floating_point() ? tensor2.dtype() : g.dtype();
+  return {g, needs[1] ? g * (scalar_tensor(value, value_dtype).to(tensor2.device()) / tensor2) : Tensor(),
+          needs[2] ? -g * (tensor1 * value / (tensor2 * tensor2)) : Tensor()};
+}
+
 // Routes g[..., i, ...] to position indices[..., i, ...] along `dim` of a zero tensor (ATen's
 // value_selecting_reduction_backward: zeros, then scatter_).
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim) {

@@ -3,6 +3,7 @@
 // formulas too long for derivatives.yaml.
 #pragma once
 #include <functional>
+#include <optional>
 #include <tuple>
 #include <vector>
 
@@ -35,6 +36,16 @@ Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(c
 // max()/min() of all elements: g shared evenly among the elements equal to `value` (the NaNs, for
 // a NaN maximum, as NaN == NaN is false): PyTorch's evenly_distribute_backward.
 Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Tensor& value);
+// maximum's gradients (minimum's when `maximum` is false): g to the larger (smaller) input, g / 2 to
+// each where they are equal, g to both where either is NaN (1.13's derivatives.yaml: where(self ==
+// other, grad / 2, grad).masked_fill_(self < other, 0) for self, and the same for other).
+Grads maximum_backward(const Tensor& g, const Tensor& self, const Tensor& other, Needs needs, bool maximum);
+// clamp's gradient: g where min <= self <= max (a missing bound passes everything), else 0, so a
+// NaN input or bound gets 0 (ATen's clamp_backward).
+Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
+// addcdiv's gradients: g for self, g * (value / tensor2) for tensor1, -g * (value * tensor1 /
+// (tensor2 * tensor2)) for tensor2.
+Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& tensor2, Scalar value, Needs needs);
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
 Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
                           const Tensor& weight, const Dims& normalized_shape);

@@ -1,6 +1,8 @@
 // Parsing and printing device names.
 #include "device.h"
 
+#include <ostream>
+
 #include "error.h"
 
 namespace ember {
@@ -20,5 +22,7 @@ Device::Device(const std::string& name) {
 }
 
 std::string Device::str() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }
+
+std::ostream& operator<<(std::ostream& out, Device device) { return out << device.str(); }
 
 }  // namespace ember

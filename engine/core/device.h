@@ -2,6 +2,7 @@
 // ("cpu", "cuda:0") because error messages quote them.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace ember {
@@ -23,6 +24,9 @@ struct Device {
   std::string str() const;
   friend bool operator==(Device a, Device b) { return a.type == b.type && a.index == b.index; }
 };
+
+// Prints str(), as libtorch prints a Device: "cpu", "cuda:0".
+std::ostream& operator<<(std::ostream& out, Device device);
 
 inline const Device kCPU{DeviceType::CPU, 0};
 inline Device cuda_device(int index = 0) { return Device{DeviceType::CUDA, index}; }

@@ -3,6 +3,8 @@
 // that bfloat16 and float16 (neither contains the other) promote to float32.
 #include "dtype.h"
 
+#include <ostream>
+
 namespace ember {
 
 int64_t element_size(DType dtype) {
@@ -44,6 +46,8 @@ const char* scalar_type_name(DType dtype) {
   }
   return "?";
 }
+
+std::ostream& operator<<(std::ostream& out, DType dtype) { return out << scalar_type_name(dtype); }
 
 const char* type_meta_name(DType dtype) {
   switch (dtype) {

@@ -3,6 +3,7 @@
 // string used in autograd messages (`torch.FloatTensor`).
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 namespace ember {
@@ -22,6 +23,8 @@ bool is_floating_point(DType dtype);
 std::string to_string(DType dtype);
 // "Float", "Double", "BFloat16", "Half", "Long", "Bool" (c10::ScalarType names).
 const char* scalar_type_name(DType dtype);
+// Prints scalar_type_name, as libtorch prints a ScalarType (`std::cout << t.dtype()` shows "Float").
+std::ostream& operator<<(std::ostream& out, DType dtype);
 // "float", "double", "c10::BFloat16", "c10::Half", "long int", "bool": the C++ type names c10's
 // TypeMeta prints (profiler traces' input types, "from is out of bounds for float", out= dtypes).
 const char* type_meta_name(DType dtype);

@@ -79,6 +79,7 @@ class Tensor {
   int64_t dim() const { return checked().sizes.size(); }
   int64_t numel() const { return checked().numel; }
   DType dtype() const { return checked().dtype; }
+  DType scalar_type() const { return dtype(); }  // libtorch's name for it
   Device device() const { return checked().device(); }
   int64_t storage_offset() const { return checked().storage_offset; }
   int64_t element_size() const { return ember::element_size(dtype()); }
@@ -95,6 +96,9 @@ class Tensor {
   void* raw_data() const { return checked().data(); }
   template <typename T>
   T item() const;  // one element, converted to T
+  // The one element as a Scalar, as libtorch's item(): a double for floating dtypes, an integer
+  // for int64, a bool for bool; `loss.item().to<float>()`, or printed with `<<`.
+  Scalar item() const;
   template <typename T>
   std::vector<T> to_vector() const;  // all elements in row-major order, converted to T
 
@@ -168,6 +172,15 @@ class Tensor {
   Tensor sigmoid() const;
   Tensor tanh() const;
   Tensor neg() const;
+  Tensor abs() const;
+  Tensor sign() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(Scalar min) const;
+  Tensor clamp_max(Scalar max) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
 
@@ -180,6 +193,8 @@ class Tensor {
   Tensor& mul_(Scalar other);
   Tensor& div_(const Tensor& other);
   Tensor& div_(Scalar other);
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);  // += value * t1 * t2
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);  // += value * t1 / t2
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);

@@ -111,6 +111,12 @@ T Tensor::item() const {
   return to_vector<T>()[0];
 }
 
+Scalar Tensor::item() const {
+  if (is_floating_point()) return item<double>();
+  if (dtype() == kBool) return item<bool>();
+  return item<int64_t>();
+}
+
 #define EMBER_INSTANTIATE(T)                            \
   template std::vector<T> Tensor::to_vector<T>() const; \
   template T Tensor::item<T>() const;

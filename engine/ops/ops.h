@@ -72,6 +72,22 @@ Tensor ge(const Tensor& a, Scalar b);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, Scalar threshold);  // relu's gradient
 
+// ---- bounds (clamp.cpp) ----
+// Element-wise larger (smaller) of a and b, broadcast and promoted; NaN if either is NaN.
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+// Each element raised to min and lowered to max (either may be left out, not both): min(max(a, min),
+// max), so min > max gives max and NaN stays NaN; a NaN bound gives NaN when both are given.
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp_min(const Tensor& a, Scalar min);
+Tensor clamp_max(const Tensor& a, Scalar max);
+
+// ---- fused multiply-add and -divide (addcmul.cpp) ----
+// self + value * tensor1 * tensor2 and self + value * tensor1 / tensor2 in one pass, rounded as
+// PyTorch's kernels round (what its optimizers' updates are written with).
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+
 // ---- reductions (reduce.cpp) ----
 Tensor sum(const Tensor& a);
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim = false);

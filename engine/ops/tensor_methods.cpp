@@ -27,6 +27,21 @@ Tensor Tensor::relu() const { return ember::relu(*this); }
 Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
 Tensor Tensor::tanh() const { return ember::tanh(*this); }
 Tensor Tensor::neg() const { return ember::neg(*this); }
+Tensor Tensor::abs() const { return ember::abs(*this); }
+Tensor Tensor::sign() const { return ember::sign(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
+  return ember::clamp(*this, min, max);
+}
+Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
+Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }
+Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const { return ember::minimum(*this, other); }
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, Scalar value) const {
+  return ember::addcmul(*this, t1, t2, value);
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, Scalar value) const {
+  return ember::addcdiv(*this, t1, t2, value);
+}
 Tensor Tensor::matmul(const Tensor& other) const { return ember::matmul(*this, other); }
 Tensor Tensor::mm(const Tensor& other) const { return ember::mm(*this, other); }
 

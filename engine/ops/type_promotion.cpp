@@ -1,6 +1,8 @@
 // PyTorch's type promotion (see type_promotion.h).
 #include "type_promotion.h"
 
+#include <optional>
+
 namespace ember::internal {
 
 DType compute_dtype(DType dtype) {
@@ -32,6 +34,18 @@ DType result_type(const Tensor& a, const Tensor& b) {
   const Tensor& zero_dim = a_dims ? b : a;
   if (category(zero_dim.dtype()) > category(dimensioned.dtype())) return combine(dimensioned.dtype(), zero_dim.dtype());
   return dimensioned.dtype();
+}
+
+DType result_type(std::initializer_list<std::reference_wrapper<const Tensor>> tensors) {
+  // ATen's ResultTypeState: dimensioned tensors promote among themselves, 0-dim ones among
+  // themselves, and a 0-dim result lifts a dimensioned one only by its category.
+  std::optional<DType> dimensioned, zero_dim;
+  for (const Tensor& t : tensors) {
+    std::optional<DType>& kind = t.dim() > 0 ? dimensioned : zero_dim;
+    kind = kind ? promote_types(*kind, t.dtype()) : t.dtype();
+  }
+  if (!dimensioned || !zero_dim) return dimensioned ? *dimensioned : *zero_dim;
+  return category(*zero_dim) > category(*dimensioned) ? combine(*dimensioned, *zero_dim) : *dimensioned;
 }
 
 DType result_type(const Tensor& a, Scalar b) {

@@ -19,7 +19,7 @@ Tensor GradScaler::scale(const Tensor& outputs) {
   return outputs * scalar_tensor(scale_, Options(kFloat32).device(outputs.device()));
 }
 
-void GradScaler::unscale_(const optim::SGD& optimizer) {
+void GradScaler::unscale_(const optim::Optimizer& optimizer) {
   if (!options_.enabled) return;
   OptimizerState& state = optimizers_[&optimizer];
   EMBER_CHECK(state.stage != Stage::Unscaled,
@@ -45,7 +45,7 @@ void GradScaler::unscale_(const optim::SGD& optimizer) {
   state.stage = Stage::Unscaled;
 }
 
-bool GradScaler::step(optim::SGD& optimizer) {
+bool GradScaler::step(optim::Optimizer& optimizer) {
   if (!options_.enabled) {
     optimizer.step();
     return true;

@@ -7,14 +7,14 @@
 //
 //   GradScaler scaler;
 //   scaler.scale(loss).backward();
-//   scaler.step(optimizer);   // unscales, then steps unless a gradient was inf/NaN
+//   scaler.step(optimizer);   // unscales, then steps unless a gradient was inf/NaN (SGD, Adam, AdamW)
 //   scaler.update();
 #pragma once
 #include <map>
 #include <optional>
 
 #include "core/tensor.h"
-#include "sgd.h"
+#include "optimizer.h"
 
 namespace ember {
 
@@ -33,10 +33,10 @@ class GradScaler {
   // outputs * scale (outputs itself when disabled).
   Tensor scale(const Tensor& outputs);
   // Divides the optimizer's gradients by the scale in place, noting whether any is inf or NaN.
-  void unscale_(const optim::SGD& optimizer);
+  void unscale_(const optim::Optimizer& optimizer);
   // Unscales if not done yet, then runs optimizer.step() unless a gradient was inf or NaN.
   // Returns whether the optimizer stepped.
-  bool step(optim::SGD& optimizer);
+  bool step(optim::Optimizer& optimizer);
   // Shrinks the scale after a skipped step, grows it after growth_interval clean ones (or sets
   // new_scale), and readies every optimizer for the next iteration.
   void update(std::optional<double> new_scale = std::nullopt);
@@ -54,7 +54,7 @@ class GradScaler {
   float scale_;                 // PyTorch keeps a 0-dim float32 tensor: the arithmetic is float32
   bool scale_used_ = false;     // scale() was called at least once
   int64_t growth_tracker_ = 0;  // clean steps in a row
-  std::map<const optim::SGD*, OptimizerState> optimizers_;
+  std::map<const optim::Optimizer*, OptimizerState> optimizers_;
 };
 
 }  // namespace ember

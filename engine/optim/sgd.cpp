@@ -1,20 +1,20 @@
-// The SGD update, written as torch/optim/sgd.py's _single_tensor_sgd.
+// The SGD update, written as torch/optim/sgd.py's _single_tensor_sgd (each `add` with an alpha is
+// rounded once, as PyTorch's, so the steps are PyTorch's bits).
 #include "sgd.h"
 
 #include "core/grad_mode.h"
+#include "ops/ops.h"
 
 namespace ember::optim {
 
-SGD::SGD(std::vector<Tensor> parameters, SGDOptions options)
-    : parameters_(std::move(parameters)),
-      momentum_buffers_(parameters_.size()),
-      options_(options) {
+SGD::SGD(std::vector<Tensor> parameters, SGDOptions options) : options_(options) {
   EMBER_CHECK(options.lr >= 0, "Invalid learning rate: ", options.lr);
   EMBER_CHECK(options.momentum >= 0, "Invalid momentum value: ", options.momentum);
   EMBER_CHECK(options.weight_decay >= 0, "Invalid weight_decay value: ", options.weight_decay);
   EMBER_CHECK(!options.nesterov || (options.momentum > 0 && options.dampening == 0),
               "Nesterov momentum requires a momentum and zero dampening");
-  for (const Tensor& p : parameters_) EMBER_CHECK(p.is_leaf(), "can't optimize a non-leaf Tensor");
+  set_parameters(std::move(parameters));
+  momentum_buffers_.resize(parameters_.size());
 }
 
 void SGD::step() {
@@ -23,7 +23,7 @@ void SGD::step() {
     Tensor& p = parameters_[i];
     Tensor g = p.grad();
     if (!g.defined()) continue;
-    if (options_.weight_decay != 0) g = g + p * options_.weight_decay;
+    if (options_.weight_decay != 0) g = add(g, p, options_.weight_decay);
     if (options_.momentum != 0) {
       Tensor& buf = momentum_buffers_[i];
       if (!buf.defined()) {
@@ -31,17 +31,9 @@ void SGD::step() {
       } else {
         buf.mul_(options_.momentum).add_(g, 1 - options_.dampening);
       }
-      g = options_.nesterov ? g + buf * options_.momentum : buf;
+      g = options_.nesterov ? add(g, buf, options_.momentum) : buf;
     }
     p.add_(g, -options_.lr);
-  }
-}
-
-void SGD::zero_grad(bool set_to_none) {
-  NoGradGuard no_grad;
-  for (Tensor& p : parameters_) {
-    if (set_to_none) p.mutable_grad() = Tensor();
-    else if (p.grad().defined()) p.grad().zero_();
   }
 }
 

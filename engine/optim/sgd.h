@@ -5,7 +5,7 @@
 #pragma once
 #include <vector>
 
-#include "core/tensor.h"
+#include "optimizer.h"
 
 namespace ember::optim {
 
@@ -17,16 +17,12 @@ struct SGDOptions {
   bool nesterov = false;
 };
 
-class SGD {
+class SGD : public Optimizer {
  public:
   SGD(std::vector<Tensor> parameters, SGDOptions options);
-  void step();
-  // Zeroes every parameter's .grad in place (PyTorch 1.13's default), or drops it (set_to_none).
-  void zero_grad(bool set_to_none = false);
-  const std::vector<Tensor>& parameters() const { return parameters_; }
+  void step() override;
 
  private:
-  std::vector<Tensor> parameters_;
   std::vector<Tensor> momentum_buffers_;
   SGDOptions options_;
 };

@@ -18,6 +18,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -187,6 +188,7 @@ template <typename T>
 Argument describe(const T& value) {
   if constexpr (std::is_same_v<T, Tensor>) return {&value};
   else if constexpr (std::is_same_v<T, std::vector<Tensor>>) return {nullptr, false, true};
+  else if constexpr (std::is_same_v<T, std::optional<Scalar>>) return {nullptr, value.has_value()};  // None: ""
   else return {nullptr, std::is_arithmetic_v<T> || std::is_same_v<T, Scalar> || std::is_same_v<T, DType>};
 }
 

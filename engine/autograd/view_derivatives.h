@@ -1,0 +1,77 @@
+// The backward nodes of the view ops, one group of derivatives.h's nodes kept in a file of its own
+// (derivatives.h includes it and lists them in BackwardFunction): each maps the gradient of a view
+// back onto the layout of the tensor it views, as PyTorch's derivatives.yaml entries for the view
+// ops do.
+#pragma once
+#include "formula_helpers.h"
+#include "ops/ops.h"
+
+namespace ember::autograd {
+
+// ---- views: map the view's gradient back onto the input's layout ----
+struct ViewBackward0 {
+  static constexpr const char* name = "ViewBackward0";
+  Dims self_sizes;
+  Grads apply(const Tensor& g, Needs) const { return {g.reshape(self_sizes)}; }
+};
+struct ReshapeAliasBackward0 : ViewBackward0 {
+  static constexpr const char* name = "ReshapeAliasBackward0";
+};
+struct UnsafeViewBackward0 : ViewBackward0 {
+  static constexpr const char* name = "UnsafeViewBackward0";
+};
+struct SqueezeBackward0 : ViewBackward0 {
+  static constexpr const char* name = "SqueezeBackward0";
+};
+struct SqueezeBackward1 : ViewBackward0 {
+  static constexpr const char* name = "SqueezeBackward1";
+};
+struct UnsqueezeBackward0 : ViewBackward0 {
+  static constexpr const char* name = "UnsqueezeBackward0";
+};
+struct ExpandBackward0 {  // sum over the broadcast dims
+  static constexpr const char* name = "ExpandBackward0";
+  Dims self_sizes;
+  Grads apply(const Tensor& g, Needs) const;
+};
+struct TransposeBackward0 {
+  static constexpr const char* name = "TransposeBackward0";
+  int64_t dim0 = 0, dim1 = 0;
+  Grads apply(const Tensor& g, Needs) const { return {g.dim() == 0 ? g : g.transpose(dim0, dim1)}; }
+};
+struct TBackward0 {
+  static constexpr const char* name = "TBackward0";
+  Grads apply(const Tensor& g, Needs) const { return {g.dim() < 2 ? g : g.t()}; }
+};
+struct PermuteBackward0 {  // the inverse permutation
+  static constexpr const char* name = "PermuteBackward0";
+  Dims dims;
+  Grads apply(const Tensor& g, Needs) const {
+    Dims inverse = dims;
+    for (int64_t i = 0; i < dims.size(); ++i) inverse[dims[i]] = i;
+    return {g.permute(inverse)};
+  }
+};
+struct SelectBackward0 {  // g placed at `index` of a zero tensor
+  static constexpr const char* name = "SelectBackward0";
+  Dims self_sizes;
+  int64_t dim = 0, index = 0;
+  Grads apply(const Tensor& g, Needs) const {
+    return {embedded(g, self_sizes, [&](const Tensor& t) { return t.select(dim, index); })};
+  }
+};
+struct SliceBackward0 {  // g placed in the slice of a zero tensor
+  static constexpr const char* name = "SliceBackward0";
+  Dims self_sizes;
+  int64_t dim = 0, start = 0, end = 0, step = 1;
+  Grads apply(const Tensor& g, Needs) const {
+    return {embedded(g, self_sizes, [&](const Tensor& t) { return t.slice(dim, start, end, step); })};
+  }
+};
+struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-place on views]
+  static constexpr const char* name = "AsStridedBackward0";
+  Geometry view, base;
+  Grads apply(const Tensor& g, Needs) const { return {as_strided_backward(g, view, base)}; }
+};
+
+}  // namespace ember::autograd

@@ -1,0 +1,171 @@
+// The optimizers against PyTorch's (tests/fixtures/optim.json, tools/fixtures/optim.py): a small MLP
+// trained 10 steps by Adam, AdamW, their amsgrad variants and SGD then Adam. Given PyTorch's
+// gradients, every step must land on PyTorch's parameters bit for bit. Trained end to end by ember,
+// the run stays on PyTorch's within float32 rounding: ember's loss and gradients are not PyTorch's
+// bits (its float32 sums add in another order), the steps it takes from them are. Also the rules
+// every optimizer shares: PyTorch's refusals, zero_grad, versions.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <memory>
+
+#include "ember.h"
+#include "fixture.h"
+
+using namespace ember;
+using fixture::json;
+using fixture::torch_error;
+
+namespace {
+
+const char* const kNames[] = {"W1", "b1", "W2", "b2"};
+
+// The optimizer a fixture phase names, over `parameters`, with its options.
+std::unique_ptr<optim::Optimizer> make_optimizer(const json& phase, const std::vector<Tensor>& parameters) {
+  const json& o = phase["options"];
+  const std::string name = phase["optimizer"];
+  if (name == "SGD")
+    return std::make_unique<optim::SGD>(parameters, optim::SGDOptions{.lr = o["lr"],
+                                                                      .momentum = o.value("momentum", 0.0),
+                                                                      .weight_decay = o.value("weight_decay", 0.0)});
+  const std::array<double, 2> betas =
+      o.contains("betas") ? o["betas"].get<std::array<double, 2>>() : std::array<double, 2>{0.9, 0.999};
+  if (name == "Adam")
+    return std::make_unique<optim::Adam>(parameters, optim::AdamOptions{.lr = o["lr"],
+                                                                        .betas = betas,
+                                                                        .eps = o.value("eps", 1e-8),
+                                                                        .weight_decay = o.value("weight_decay", 0.0),
+                                                                        .amsgrad = o.value("amsgrad", false)});
+  REQUIRE(name == "AdamW");
+  return std::make_unique<optim::AdamW>(parameters, optim::AdamWOptions{.lr = o["lr"],
+                                                                        .betas = betas,
+                                                                        .eps = o.value("eps", 1e-8),
+                                                                        .weight_decay = o.value("weight_decay", 1e-2),
+                                                                        .amsgrad = o.value("amsgrad", false)});
+}
+
+struct Mlp {
+  Tensor x, target;
+  std::map<std::string, Tensor> p;
+  explicit Mlp(const json& f) : x(fixture::make(f["x"])), target(fixture::make(f["target"])) {
+    for (const char* name : kNames) p[name] = fixture::make(f[name], /*requires_grad=*/true);
+  }
+  std::vector<Tensor> parameters() const { return {p.at("W1"), p.at("b1"), p.at("W2"), p.at("b2")}; }
+  Tensor loss() const {
+    return mse_loss(linear(relu(linear(x, p.at("W1"), p.at("b1"))), p.at("W2"), p.at("b2")), target);
+  }
+};
+
+// Runs every phase of a fixture run. With PyTorch's gradients each step is given PyTorch's recorded
+// gradients and must give its parameters exactly; otherwise ember computes them (forward and
+// backward) and every value is compared within float32's tolerance. Returns how many steps it ran.
+enum class Gradients { PyTorchs, Embers };
+int replay_run(const json& run, Gradients gradients) {
+  Mlp mlp(fixture::load("optim.json"));
+  const bool exact = gradients == Gradients::PyTorchs;
+  auto compare = [&](const Tensor& t, const json& expected) {
+    return exact ? fixture::compare_exact(t, expected) : fixture::compare(t, expected);
+  };
+  int compared = 0;
+  for (const json& phase : run["phases"]) {
+    std::unique_ptr<optim::Optimizer> optimizer = make_optimizer(phase, mlp.parameters());
+    for (const json& step : phase["steps"]) {
+      INFO(phase["optimizer"].get<std::string>() << " step " << compared);
+      optimizer->zero_grad();
+      if (exact) {
+        for (const char* name : kNames) mlp.p[name].mutable_grad() = fixture::make(step["grads"][name]);
+      } else {
+        const Tensor loss = mlp.loss();
+        CHECK(compare(loss, step["loss"]) == "");
+        loss.backward();
+        for (const char* name : kNames) CHECK(compare(mlp.p[name].grad(), step["grads"][name]) == "");
+      }
+      optimizer->step();
+      for (const char* name : kNames) {
+        INFO("parameter " << name);
+        CHECK(compare(mlp.p[name], step["params"][name]) == "");
+      }
+      ++compared;
+    }
+  }
+  return compared;
+}
+
+}  // namespace
+
+TEST_CASE("Adam, AdamW, amsgrad and SGD then Adam step to PyTorch's parameters bit for bit, given its gradients",
+          "[optim]") {
+  const json& runs = fixture::load("optim.json")["runs"];
+  REQUIRE(runs.size() >= 5);
+  for (const json& run : runs) {
+    INFO("run " << run["name"].get<std::string>());
+    CHECK(replay_run(run, Gradients::PyTorchs) >= 10);
+  }
+}
+
+TEST_CASE("an MLP trained by ember with Adam, AdamW or SGD then Adam follows PyTorch's run", "[optim]") {
+  for (const json& run : fixture::load("optim.json")["runs"]) {
+    INFO("run " << run["name"].get<std::string>());
+    CHECK(replay_run(run, Gradients::Embers) >= 10);
+  }
+}
+
+TEST_CASE("Adam keeps its state per parameter: a float32 step count on the CPU and moments like the parameter",
+          "[optim]") {
+  const int64_t start = memory_allocated();
+  {
+    Tensor p = ones({3}, Options().requires_grad()), unused = ones({2}, Options().requires_grad());
+    optim::Adam adam({p, unused}, {.lr = 0.1, .amsgrad = true});
+    (p * p).sum().backward();
+    adam.step();
+    adam.step();
+    const optim::AdamState& state = adam.state(0);
+    CHECK(state.step.dtype() == kFloat32);
+    CHECK(state.step.dim() == 0);
+    CHECK(state.step.item<float>() == 2.0f);
+    CHECK(state.exp_avg.sizes() == p.sizes());
+    CHECK(state.max_exp_avg_sq.sizes() == p.sizes());
+    CHECK_FALSE(state.exp_avg.requires_grad());
+    CHECK_FALSE(adam.state(1).step.defined());  // no gradient, no step, no state
+    CHECK(p._version() == 2);                   // one addcdiv_ per step
+    CHECK(p.is_leaf());
+  }
+  CHECK(memory_allocated() == start);
+}
+
+TEST_CASE("AdamW shrinks the parameter before its update, even with no weight decay to apply", "[optim]") {
+  Tensor p = full({2}, 2.0, Options().requires_grad());
+  optim::AdamW adamw({p}, {.lr = 0.5, .weight_decay = 0.0});
+  p.sum().backward();
+  adamw.step();
+  CHECK(p._version() == 2);  // mul_(1 - lr * weight_decay), then addcdiv_, as in PyTorch
+  // The first Adam step moves each parameter by lr against its gradient's sign (m / sqrt(v) = 1).
+  CHECK(allclose(p, full({2}, 1.5)));
+}
+
+TEST_CASE("every optimizer refuses an empty parameter list and bad options with PyTorch's texts", "[optim][errors]") {
+  Tensor x = ones({1}, Options().requires_grad());
+  CHECK_THROWS_WITH(optim::SGD({}, {.lr = 0.1}), torch_error("sgd_empty_parameters"));
+  CHECK_THROWS_WITH(optim::Adam({}), torch_error("adam_empty_parameters"));
+  CHECK_THROWS_WITH(optim::AdamW({}), torch_error("adamw_empty_parameters"));
+  CHECK_THROWS_WITH(optim::Adam({x}, {.lr = -1}), torch_error("adam_invalid_lr"));
+  CHECK_THROWS_WITH(optim::Adam({}, {.lr = -1}), torch_error("adam_invalid_lr"));  // options first, as in PyTorch
+  CHECK_THROWS_WITH(optim::Adam({x}, {.eps = -1}), torch_error("adam_invalid_eps"));
+  CHECK_THROWS_WITH(optim::Adam({x}, {.betas = {1, 0.999}}), torch_error("adam_invalid_beta0"));
+  CHECK_THROWS_WITH(optim::Adam({x}, {.betas = {0.9, -1}}), torch_error("adam_invalid_beta1"));
+  CHECK_THROWS_WITH(optim::AdamW({x}, {.weight_decay = -1}), torch_error("adamw_invalid_weight_decay"));
+  CHECK_THROWS_WITH(optim::Adam({x * 2}), torch_error("adam_non_leaf"));
+}
+
+TEST_CASE("zero_grad zeroes or drops the gradients of any optimizer's parameters", "[optim]") {
+  Tensor p = ones({2}, Options().requires_grad());
+  optim::Adam adam({p});
+  optim::Optimizer& optimizer = adam;
+  (p * 3).sum().backward();
+  optimizer.zero_grad();
+  CHECK(p.grad().tolist_str() == "[0.0, 0.0]");
+  optimizer.zero_grad(/*set_to_none=*/true);
+  CHECK_FALSE(p.grad().defined());
+  optimizer.step();  // nothing to do without gradients
+  CHECK(p._version() == 0);
+}
