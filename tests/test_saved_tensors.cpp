@@ -50,6 +50,15 @@ const std::map<std::string, Op>& ops() {
       {"layer_norm", [](const auto& in) { return layer_norm(in[0], {3}, in[1], in[2]); }},
       {"mse_loss", [](const auto& in) { return mse_loss(in[0], in[1]); }},
       {"nll_loss", [](const auto& in) { return nll_loss(in[0], in[1]); }},
+      {"addcmul", [](const auto& in) { return addcmul(in[0], in[1], in[2]); }},
+      {"addcdiv", [](const auto& in) { return addcdiv(in[0], in[1], in[2]); }},
+      {"addcmul_", [](const auto& in) { return (in[0] * 1).addcmul_(in[1], in[2]); }},
+      {"addcdiv_", [](const auto& in) { return (in[0] * 1).addcdiv_(in[1], in[2]); }},
+      {"maximum", [](const auto& in) { return maximum(in[0], in[1]); }},
+      {"minimum", [](const auto& in) { return minimum(in[0], in[1]); }},
+      {"clamp", [](const auto& in) { return in[0].clamp(0, 1); }},
+      {"clamp_min", [](const auto& in) { return in[0].clamp_min(0); }},
+      {"clamp_max", [](const auto& in) { return in[0].clamp_max(1); }},
   };
   return table;
 }
@@ -149,6 +158,8 @@ TEST_CASE("gradients through nodes that kept one operand agree with finite diffe
       {"mv", [](const Tensor& a, const Tensor& b) { return matmul(a, b.select(1, 0)); }},
       {"mul_", [](const Tensor& a, const Tensor& b) { return (a * 1).mul_(b); }},
       {"div_", [](const Tensor& a, const Tensor& b) { return (a * 1).div_(b); }},
+      {"addcmul", [](const Tensor& a, const Tensor& b) { return addcmul(b, a, b); }},
+      {"addcdiv", [](const Tensor& a, const Tensor& b) { return addcdiv(b, a, b); }},
   };
   const Tensor constant = arange(1.0, 5.0, 1.0, kFloat64).reshape({2, 2});
   for (const auto& [name, product] : products) {
