@@ -177,7 +177,7 @@ struct Matmul : CompositeOp {
                 dim2, "D");
     if (dim1 == 1 && dim2 == 1) return call<Dot>(a, b);
     if (dim1 == 2 && dim2 == 1) return call<Mv>(a, b);
-    if (dim1 == 1 && dim2 == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+    if (dim1 == 1 && dim2 == 2) return squeeze_fresh(mm(a.unsqueeze(0), b), 0);
     if (dim1 == 2 && dim2 == 2) return mm(a, b);
     if (dim1 >= 3 && (dim2 == 1 || dim2 == 2)) {
       // Fold the batch dims of `a` into its rows: one mm instead of many small products.

@@ -253,6 +253,17 @@ struct SqueezeDim : ViewOp {
   }
   static SqueezeBackward1 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
 };
+// matmul(1-D, 2-D)'s last step: PyTorch squeezes its fresh product in place (squeeze_(0)), so the
+// result is no view, its version is 1 and its node is the in-place squeeze's, SqueezeBackward3.
+struct SqueezeFresh : FunctionalOp {
+  static constexpr const char* name = "aten::squeeze_";
+  static Tensor compute(const Tensor& fresh, int64_t dim) {
+    Tensor out = SqueezeDim::compute(fresh, dim);
+    out.impl()->version_counter->bump();
+    return out;
+  }
+  static SqueezeBackward3 save(const Tensor&, const Tensor& fresh, int64_t) { return {{fresh.sizes()}}; }
+};
 struct Unsqueeze : ViewOp {
   static constexpr const char* name = "aten::unsqueeze";
   static Tensor compute(const Tensor& self, int64_t dim) {
@@ -292,6 +303,7 @@ Tensor Tensor::reshape(const Dims& shape) const {
 }
 
 Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
+Tensor squeeze_fresh(const Tensor& fresh, int64_t dim) { return call<SqueezeFresh>(fresh, dim); }
 Tensor Tensor::select(int64_t dim, int64_t index) const { return call<Select>(*this, dim, index); }
 Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) const {
   return call<Slice>(*this, dim, start, end, step);
