@@ -31,7 +31,9 @@ struct Clone : FunctionalOp {
 
 struct Copy : InPlaceOp {
   static constexpr const char* name = "aten::copy_";
+  static constexpr bool rules_need_floating_self = true;
   static void compute(const Tensor& self, const Tensor& src) {
+    if (self.is_same(src)) return;  // PyTorch returns before any check: x.copy_(x) even when x is expanded
     if (src.device() == self.device()) internal::check_writable(self, src);
     const Dims shape = broadcast_shapes(self.sizes(), src.sizes());
     EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),

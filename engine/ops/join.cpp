@@ -22,6 +22,12 @@ const Tensor* reference_of(const std::vector<Tensor>& tensors) {
   auto found = std::find_if(tensors.begin(), tensors.end(), [](const Tensor& t) { return !legacy_empty(t); });
   return found == tensors.end() ? &tensors[0] : &*found;
 }
+// ATen's legacy_cat_wrap_dim: dim wrapped for the reference; when every tensor is a legacy empty
+// one, dim is not checked at all (cat([empty], -2) is the empty 1-D tensor), so it is 0.
+int64_t cat_dim(int64_t dim, const std::vector<Tensor>& tensors) {
+  const Tensor* reference = reference_of(tensors);
+  return legacy_empty(*reference) ? 0 : wrap_dim(dim, reference->dim());
+}
 
 struct Cat : FunctionalOp {
   static constexpr const char* name = "aten::cat";
@@ -34,7 +40,7 @@ struct Cat : FunctionalOp {
       result = promote_types(result, tensors[i].dtype());
     }
     const Tensor* reference = reference_of(tensors);
-    const int64_t d = wrap_dim(dim, reference->dim());
+    const int64_t d = cat_dim(dim, tensors);
     Dims out_sizes = reference->sizes();
     out_sizes[d] = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -61,7 +67,7 @@ struct Cat : FunctionalOp {
   static CatBackward0 save(const Tensor&, const std::vector<Tensor>& tensors, int64_t dim) {
     std::vector<Dims> sizes;
     for (const Tensor& t : tensors) sizes.push_back(t.sizes());
-    return {wrap_dim(dim, reference_of(tensors)->dim()), std::move(sizes)};
+    return {cat_dim(dim, tensors), std::move(sizes)};
   }
 };
 

@@ -118,8 +118,14 @@ struct Bmm : FunctionalOp {
     EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
                 "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
                 "] but got: [", b.size(0), ", ", b.size(1), "].");
+    // As mm, but the result has batch2's dtype (ATen's bmm meta function); nothing read, no dtype check.
+    Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, b.dtype(), a.device());
+    if (out.numel() == 0) return out;
+    if (a.size(2) == 0) {
+      kernels::on(out.device()).fill(out, 0);
+      return out;
+    }
     check_same_dtype(a, b);
-    Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
     run_gemm(out, a, b, 1, 0, {});
     return out;
   }
