@@ -145,3 +145,14 @@ TEST_CASE("an out= that partly overlaps an input is refused with PyTorch's text"
   add_out(same, same, ones({3}));  // out is the input itself: allowed
   CHECK(fixture::compare(same, output("add_out_is_input")) == "");
 }
+
+TEST_CASE("bmm and mv of bools are refused with their own kernels' names, after the empty cases", "[fidelity][edges]") {
+  auto message = [](const std::string& name) { return case_named(name)["message"].get<std::string>(); };
+  CHECK_THROWS_WITH(bmm(ones({1, 2, 3}, kBool), ones({1, 3, 2}, kBool)), message("bmm_bool"));  // was addmm_impl_cpu_
+  CHECK_THROWS_WITH(bmm(ones({1, 2, 3}, kBool), ones({1, 3, 2})), message("bmm_bool_float"));
+  CHECK_THROWS_WITH(bmm(ones({1, 2, 3}), ones({1, 3, 2}, kBool)), message("bmm_float_bool"));
+  CHECK_THROWS_WITH(matmul(ones({2, 3}, kBool), ones({3}, kBool)), message("mv_bool"));  // was addmm_impl_cpu_
+  CHECK_THROWS_WITH(matmul(ones({2, 3}), ones({3}, kBool)), message("mv_float_bool"));
+  CHECK(fixture::compare(matmul(ones({2, 0}, kBool), ones({0}, kBool)), output("mv_empty_bool")) == "");
+  CHECK(fixture::compare(matmul(ones({2, 0}), ones({0}, kFloat64)), output("mv_empty_mixed")) == "");
+}

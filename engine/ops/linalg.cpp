@@ -125,6 +125,7 @@ struct Bmm : FunctionalOp {
       kernels::on(out.device()).fill(out, 0);
       return out;
     }
+    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"bmm\" not implemented for 'Bool'");
     check_same_dtype(a, b);
     run_gemm(out, a, b, 1, 0, {});
     return out;
@@ -155,6 +156,13 @@ struct Mv : FunctionalOp {
   static Tensor compute(const Tensor& a, const Tensor& v) {
     EMBER_CHECK(a.size(1) == v.size(0), "size mismatch, got ", a.size(0), ", ", a.size(0), "x", a.size(1), ",",
                 v.size(0));
+    // As mm, but the result has vec's dtype (ATen's addmv); nothing read, no dtype check.
+    if (a.numel() == 0) {
+      Tensor out = internal::new_empty({a.size(0)}, v.dtype(), a.device());
+      kernels::on(out.device()).fill(out, 0);
+      return out;
+    }
+    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"addmv_impl_cpu\" not implemented for 'Bool'");
     check_same_dtype(a, v);
     return Mm::compute(a, v.unsqueeze(1)).squeeze(1);
   }
