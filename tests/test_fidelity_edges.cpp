@@ -156,3 +156,21 @@ TEST_CASE("bmm and mv of bools are refused with their own kernels' names, after 
   CHECK(fixture::compare(matmul(ones({2, 0}, kBool), ones({0}, kBool)), output("mv_empty_bool")) == "");
   CHECK(fixture::compare(matmul(ones({2, 0}), ones({0}, kFloat64)), output("mv_empty_mixed")) == "");
 }
+
+TEST_CASE("checks fire in PyTorch's order: the op's own before the inference tensor's, dim before step, shape before "
+          "alpha",
+          "[fidelity][edges]") {
+  auto message = [](const std::string& name) { return case_named(name)["message"].get<std::string>(); };
+  Tensor inference, written;
+  {
+    InferenceMode mode;
+    inference = ones({2}, kInt64);
+    written = ones({2}, kInt64);
+  }
+  CHECK_THROWS_WITH(inference.add_(ones({2})), message("inference_tensor_cast_first"));
+  // Refused when its version would be bumped, after the write (as PyTorch's VariableVersion::bump).
+  CHECK_THROWS_WITH(written.add_(ones({2}, kInt64)), message("inference_tensor_written_then_refused"));
+  CHECK(fixture::compare(written, output("inference_tensor_written_then_refused")) == "");
+  CHECK_THROWS_WITH(ones({3}).slice(5, 0, 1, 0), message("slice_dim_before_step"));
+  CHECK_THROWS_WITH(add(ones({2}, kInt64), ones({3}, kInt64), 0.5), message("add_shape_before_alpha"));
+}

@@ -126,8 +126,8 @@ struct Slice : ViewOp {
   static constexpr const char* name = "aten::slice";
   static Tensor compute(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
     EMBER_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+    const SliceBounds b = slice_bounds(self, dim, start, end);  // the dim is checked first, as in ATen
     EMBER_CHECK(step > 0, "slice step must be positive");
-    const SliceBounds b = slice_bounds(self, dim, start, end);
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     const int64_t length = b.end - b.start;
     new_sizes[b.dim] = length == 0 ? 0 : (length - 1) / step + 1;  // rounded up, without overflow for a huge step
