@@ -100,7 +100,8 @@ void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& 
     // A column sum is one vectorised add per element, about a tenth of a typical element-wise op,
     // so a second thread pays off only from ten grains on: a [256, 512] sum over dim 0 took 10.6 us
     // on one thread and 10.8 us on two (the wake-up costs what the split saves).
-    const int64_t tiles_grain = std::max<int64_t>(1, 10 * kGrainSize / std::max<int64_t>(rows * kTileColumns, 1));
+    // (Divided in two steps, the same floor, so that no huge row count overflows rows * kTileColumns.)
+    const int64_t tiles_grain = std::max<int64_t>(1, 10 * kGrainSize / kTileColumns / std::max<int64_t>(rows, 1));
     parallel_for(0, tiles, tiles_grain, [&](int64_t first_tile, int64_t last_tile) {
       for (int64_t tile = first_tile; tile < last_tile; ++tile) {
         const int64_t first = tile * kTileColumns, width = std::min(kTileColumns, columns - first);
