@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "device_loops.cuh"
+#include "kernels/element_math.h"
 #include "kernels/kernel_list.h"
 
 namespace ember::kernels::cuda {
@@ -19,8 +20,8 @@ template <typename T>
 __global__ void sum_rows_kernel(const T* in, int64_t inner, T* values) {
   const T* row = in + blockIdx.x * inner;
   T sum = T(0);
-  for (int64_t i = threadIdx.x; i < inner; i += blockDim.x) sum += row[i];
-  sum = block_reduce(sum, [](T a, T b) { return a + b; });
+  for (int64_t i = threadIdx.x; i < inner; i += blockDim.x) sum = plus(sum, row[i]);  // int64 wraps, as on the CPU
+  sum = block_reduce(sum, [](T a, T b) { return plus(a, b); });
   if (threadIdx.x == 0) values[blockIdx.x] = sum;
 }
 
@@ -84,7 +85,7 @@ template <typename T>
 __global__ void sum_columns_kernel(const T* in, int64_t rows, int64_t columns, T* sums) {
   for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < columns; j += int64_t(blockDim.x) * gridDim.x) {
     T total = T(0);
-    for (int64_t r = 0; r < rows; ++r) total += in[r * columns + j];
+    for (int64_t r = 0; r < rows; ++r) total = plus(total, in[r * columns + j]);
     sums[j] = total;
   }
 }

@@ -63,6 +63,9 @@ struct ViewOp : FunctionalOp {
 };
 struct InPlaceOp : FunctionalOp {
   static constexpr OpKind kind = OpKind::InPlace;
+  // copy_ applies autograd's in-place rules only when self's dtype can have a gradient (PyTorch's
+  // copy_ in VariableTypeManual): an integer no_grad view may copy a tensor that requires grad.
+  static constexpr bool rules_need_floating_self = false;
 };
 struct CompositeOp : FunctionalOp {
   static constexpr OpKind kind = OpKind::Composite;
@@ -89,7 +92,8 @@ auto run(const Args&... args) {
     return Op::compute(args...);  // the public ops inside record their own nodes
   } else if constexpr (Op::kind == OpKind::InPlace) {
     const Tensor& self = std::get<0>(std::tie(args...));
-    const bool any_requires_grad = autograd::any_requires_grad(args...);
+    const bool any_requires_grad =
+        autograd::any_requires_grad(args...) && (!Op::rules_need_floating_self || self.is_floating_point());
     autograd::check_inplace(self, any_requires_grad);
     std::shared_ptr<autograd::Node> node;
     if (any_requires_grad && self.is_floating_point())  // see Note [Integers never require grad]

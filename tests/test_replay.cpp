@@ -24,13 +24,6 @@ struct KnownDifference {
 };
 
 const std::vector<KnownDifference> known_differences = {
-    {"version: matmul", "0 != 1",
-     "matmul(1-D, 2-D): PyTorch 1.13 squeezes the product in place (mm(...).squeeze_(0)), which bumps the "
-     "result's version; ember squeezes out of place (ember has no in-place squeeze_). Values, gradients and "
-     "everything else match."},
-    {"grad_fn: matmul", "SqueezeBackward1 != SqueezeBackward3",
-     "the same matmul(1-D, 2-D): PyTorch's in-place squeeze_ records SqueezeBackward3, ember's squeeze "
-     "SqueezeBackward1 (the same formula)."},
     {"grad: backward", ": version ",
      "the version counter of a leaf's .grad: PyTorch 1.13's AccumulateGrad keeps the incoming gradient "
      "(and its version) when nothing else holds a reference to it, counted with Python's references, and "

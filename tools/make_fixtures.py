@@ -36,6 +36,8 @@ calls torch.manual_seed first, and JSON is written compactly
                                 (issue 13's table): layouts, no_grad views, freed graphs, sqrt
                                 bits, texts (keys documented in tools/fixtures/fidelity.py and the
                                 fidelity_*.py files it names)
+  tests/fixtures/size_sweep.json huge and negative sizes into every factory, view and resize_:
+                                PyTorch's result's layout or its error text (tools/fixtures/size_sweep.py)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
@@ -74,7 +76,7 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 import torch  # noqa: E402
 
 from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, optim, printing, profiler,  # noqa: E402
-                      random, replay)
+                      random, replay, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -99,6 +101,7 @@ def main():
         ("autocast.json", autocast, autocast.build()),
         ("nn_modules.json", nn_modules, nn_modules.build()),
         ("fidelity.json", fidelity, fidelity.build()),
+        ("size_sweep.json", size_sweep, size_sweep.build()),
         ("replay.json", replay, replay.build()),
     ]
     print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))

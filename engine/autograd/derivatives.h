@@ -401,9 +401,9 @@ using BackwardFunction =
                  MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
                  MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
                  NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
-                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, UnsqueezeBackward0,
-                 ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0,
-                 AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
+                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, SqueezeBackward3,
+                 UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0,
+                 SliceBackward0, AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
                  BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
 
 }  // namespace ember::autograd

@@ -50,10 +50,6 @@ void check_view_rebase(CreationMeta creation_meta, bool indirect) {
 }
 
 void check_inplace(const Tensor& self, bool any_requires_grad) {
-  EMBER_CHECK(!self.is_inference() || InferenceMode::is_enabled(),
-              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
-              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
-              "details.");
   if (!GradMode::is_enabled() || !any_requires_grad) return;
   const AutogradMeta* meta = self.impl()->autograd_meta.get();
   if (meta && meta->is_view) {
@@ -66,6 +62,12 @@ void check_inplace(const Tensor& self, bool any_requires_grad) {
 }
 
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
+  // PyTorch refuses an inference tensor here, when bumping its version: after the op has written it,
+  // so the op's own errors (a dtype that cannot be cast, say) come first.
+  EMBER_CHECK(!self.is_inference() || InferenceMode::is_enabled(),
+              "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+              "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+              "details.");
   self.impl()->version_counter->bump();
   if (!node) return;
   AutogradMeta* meta = self.impl()->autograd_meta.get();

@@ -43,7 +43,8 @@ void record_view(const Tensor& view, const Tensor& base);
 // history, neither by an in-place op on itself nor (`indirect`) on its base or a sibling view.
 void check_view_rebase(CreationMeta creation_meta, bool indirect);
 
-// Checks PyTorch's rules before an in-place op writes into `self`. As in PyTorch's check_inplace,
+// Checks PyTorch's rules before an in-place op writes into `self` (an inference tensor is refused
+// after, in finish_inplace, as PyTorch refuses it when bumping its version). As in PyTorch's check_inplace,
 // the autograd rules apply when any of the op's inputs requires grad: `v.sub_(w)` with w requiring
 // grad would give v a history, so a v made under no_grad is refused even if v itself needs none.
 void check_inplace(const Tensor& self, bool any_requires_grad);

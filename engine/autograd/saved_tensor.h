@@ -7,6 +7,14 @@
 // A node that saves its own output must not hold that output's TensorImpl (whose grad_fn is the
 // node: a reference cycle that would never be freed). Like PyTorch, it keeps an alias of the same
 // storage without autograd data, and remembers that it was output `output_nr` of its node.
+//
+// Note [Saving only what a gradient reads]
+// As PyTorch's generated code does, a node keeps an input only when a gradient that reads it will
+// be computed: a * b keeps b for a's gradient, so only when a requires grad, and a only when b
+// does. Keeping more costs memory and can make a cycle that is never freed: in `x.add_(x * c)`
+// with c a constant, a MulBackward0 that kept x would be reachable from x's own grad_fn, through
+// the AddBackward0 that add_ gives x. (tests/test_saved_tensors.cpp checks every node's saves
+// against PyTorch's.)
 #pragma once
 #include <cstdint>
 
@@ -39,5 +47,8 @@ class SavedTensor {
   uint32_t output_nr_ = 0;
   const char* node_name_ = "";
 };
+
+// `t` saved when `needed`, else nothing (see Note [Saving only what a gradient reads]).
+inline SavedTensor saved_if(bool needed, const Tensor& t) { return needed ? SavedTensor(t) : SavedTensor(); }
 
 }  // namespace ember::autograd

@@ -26,6 +26,9 @@ struct SqueezeBackward0 : ViewBackward0 {
 struct SqueezeBackward1 : ViewBackward0 {
   static constexpr const char* name = "SqueezeBackward1";
 };
+struct SqueezeBackward3 : ViewBackward0 {  // squeeze_(dim), in place
+  static constexpr const char* name = "SqueezeBackward3";
+};
 struct UnsqueezeBackward0 : ViewBackward0 {
   static constexpr const char* name = "UnsqueezeBackward0";
 };

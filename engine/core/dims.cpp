@@ -1,6 +1,8 @@
 // Helpers on Dims that error messages and layout code share.
 #include "dims.h"
 
+#include "size_arithmetic.h"
+
 namespace ember {
 
 std::string to_string(const Dims& dims) {
@@ -21,15 +23,12 @@ std::string join_x(const Dims& dims) {
   return out;
 }
 
-int64_t product(const Dims& dims) {
-  int64_t p = 1;
-  for (int64_t v : dims) p *= v;
-  return p;
-}
+int64_t product(const Dims& dims) { return checked_numel(dims); }
 
 Dims contiguous_strides(const Dims& sizes) {
   Dims strides = Dims::filled(sizes.size(), 1);
-  for (int64_t d = sizes.size() - 2; d >= 0; --d) strides[d] = strides[d + 1] * std::max<int64_t>(sizes[d + 1], 1);
+  for (int64_t d = sizes.size() - 2; d >= 0; --d)
+    strides[d] = wrapping_multiply(strides[d + 1], std::max<int64_t>(sizes[d + 1], 1));
   return strides;
 }
 

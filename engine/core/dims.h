@@ -74,9 +74,12 @@ class Dims {
 std::string to_string(const Dims& dims);
 // "3x5", as in "mat1 and mat2 shapes cannot be multiplied (4x8 and 16x2)".
 std::string join_x(const Dims& dims);
-// Product of all entries (1 for no entries).
+// Product of all entries (1 for no entries): the element count of a tensor of these sizes, checked
+// ("numel: integer multiplication overflow" when it does not fit or a size is negative; see
+// size_arithmetic.h, which every size computation goes through).
 int64_t product(const Dims& dims);
-// Row-major strides for `sizes`.
+// Row-major strides for `sizes` (a size 0 counts as 1; a stride past an empty dim that does not
+// fit wraps around, as PyTorch's does, since no element is reached through it).
 Dims contiguous_strides(const Dims& sizes);
 // Wraps a possibly negative dim into [0, ndim) or throws PyTorch's "Dimension out of range".
 int64_t wrap_dim(int64_t dim, int64_t ndim);

@@ -7,15 +7,20 @@
 #include <array>
 #include <utility>
 
+#include "size_arithmetic.h"
+
 namespace ember {
 
+// (The running products below wrap around where ATen's do: a layout is asked about before its
+// sizes are known to fit, and a stride equal to a wrapped product is never a wrong answer that
+// matters, since such sizes are then refused.)
 bool is_contiguous(const Layout& t) {
-  if (product(t.sizes) == 0) return true;
+  if (std::find(t.sizes.begin(), t.sizes.end(), 0) != t.sizes.end()) return true;  // no elements
   int64_t expected = 1;
   for (int64_t d = t.sizes.size() - 1; d >= 0; --d) {
     if (t.sizes[d] == 1) continue;
     if (t.strides[d] != expected) return false;
-    expected *= t.sizes[d];
+    expected = wrapping_multiply(expected, t.sizes[d]);
   }
   return true;
 }
@@ -39,7 +44,7 @@ bool is_non_overlapping_and_dense(const Layout& t) {
   for (int64_t d : perm) {
     if (t.sizes[d] < 2) return true;
     if (t.strides[d] != required) return false;
-    required *= t.sizes[d];
+    required = wrapping_multiply(required, t.sizes[d]);
   }
   return true;
 }
@@ -88,7 +93,7 @@ Dims dense_strides_like(const Layout& t) {
   int64_t next = 1;
   for (int64_t d : perm) {
     strides[d] = next;
-    if (t.sizes[d] > 1) next *= t.sizes[d];
+    if (t.sizes[d] > 1) next = wrapping_multiply(next, t.sizes[d]);
   }
   return strides;
 }
@@ -133,7 +138,7 @@ Dims elementwise_output_strides(const Dims& shape, std::span<const Layout> input
   int64_t next = 1;
   for (int64_t d : perm) {
     out[d] = next;
-    next *= shape[d];
+    next = wrapping_multiply(next, shape[d]);
   }
   // Unpermuted, TensorIterator allocates a plain contiguous output (which treats sizes 0 as 1).
   return perm == innermost_first(ndim) ? contiguous_strides(shape) : out;

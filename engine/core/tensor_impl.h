@@ -41,8 +41,12 @@ struct TensorImpl {
 
   Device device() const { return storage->device; }
   bool is_inference() const { return !version_counter->enabled(); }
-  // Address of element 0 of this view.
-  char* data() const { return static_cast<char*>(storage->data) + storage_offset * element_size(dtype); }
+  // Address of element 0 of this view. A tensor without elements may have any offset (as_strided
+  // allows it, and its slices move it), which points nowhere: its address is its storage's.
+  char* data() const {
+    char* bytes = static_cast<char*>(storage->data);
+    return numel == 0 ? bytes : bytes + storage_offset * element_size(dtype);
+  }
   // A new layout over the same storage (set_data and resize_).
   void set_layout(const Dims& new_sizes, const Dims& new_strides, int64_t new_storage_offset);
 

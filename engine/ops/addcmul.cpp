@@ -3,6 +3,8 @@
 // beta2), param.addcdiv_(exp_avg, denom, -step_size)), and their kernels round in a way no chain
 // of separate ops does: addcmul's last multiply and add are one fused multiply-add
 // (kernels/element_math.h). So ember's optimizers step to PyTorch's bits through these.
+#include <type_traits>
+
 #include "core/memory_overlap.h"
 #include "device_checks.h"
 #include "dispatch.h"
@@ -81,16 +83,18 @@ void compute_ternary_in_place(TernaryOp op, const Tensor& self, const Tensor& te
   else kernels.copy(self, compute_ternary(op, self, tensor1, tensor2, value));
 }
 
-// What the nodes keep: tensor1 only for tensor2's gradient and tensor2 only for tensor1's, as
-// PyTorch saves them. In place, a saved tensor that is self is saved as the node's output (Note
-// [Saving an output]), so that using it after the write is refused, as in PyTorch.
+// What the nodes keep, as PyTorch saves them: tensor1 only for tensor2's gradient; tensor2 for
+// tensor1's gradient, and always for addcdiv, whose tensor2 gradient reads it too (PyTorch keeps it
+// even when only self requires grad). In place, a saved tensor that is self is saved as the node's
+// output (Note [Saving an output]), so that using it after the write is refused, as in PyTorch.
 template <typename Backward>
 Backward saved_operands(const Tensor& tensor1, const Tensor& tensor2, Scalar value, const Tensor& self = {}) {
   auto saved = [&](const Tensor& t, bool needed) {
     if (!needed) return SavedTensor();
     return t.is_same(self) ? SavedTensor::output(t, 0) : SavedTensor(t);
   };
-  return {saved(tensor1, tensor2.requires_grad()), saved(tensor2, tensor1.requires_grad()), value};
+  const bool divides = std::is_same_v<Backward, AddcdivBackward0>;
+  return {saved(tensor1, tensor2.requires_grad()), saved(tensor2, divides || tensor1.requires_grad()), value};
 }
 
 struct Addcmul : FunctionalOp {

@@ -5,6 +5,7 @@
 #include "core/cuda_backend.h"
 #include "core/inference_mode.h"
 #include "core/memory_overlap.h"
+#include "core/size_arithmetic.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
@@ -30,7 +31,9 @@ struct Clone : FunctionalOp {
 
 struct Copy : InPlaceOp {
   static constexpr const char* name = "aten::copy_";
+  static constexpr bool rules_need_floating_self = true;
   static void compute(const Tensor& self, const Tensor& src) {
+    if (self.is_same(src)) return;  // PyTorch returns before any check: x.copy_(x) even when x is expanded
     if (src.device() == self.device()) internal::check_writable(self, src);
     const Dims shape = broadcast_shapes(self.sizes(), src.sizes());
     EMBER_CHECK(shape == self.sizes(), "output with shape ", to_string(self.sizes()),
@@ -58,11 +61,9 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
       return out;
     }
     if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
-      int64_t span = self.numel() == 0 ? 0 : 1;
-      for (int64_t d = 0; d < self.dim(); ++d) span += (self.size(d) - 1) * self.stride(d);
-      auto host = std::make_shared<Storage>(span * self.element_size(), kCPU);
-      if (span > 0)
-        cuda::copy_bytes(host->data, self.raw_data(), span * self.element_size(), cuda::CopyKind::DeviceToHost);
+      const int64_t span_bytes = storage_nbytes(self.sizes(), self.strides(), self.element_size());
+      auto host = std::make_shared<Storage>(span_bytes, kCPU);
+      if (span_bytes > 0) cuda::copy_bytes(host->data, self.raw_data(), span_bytes, cuda::CopyKind::DeviceToHost);
       return internal::contiguous(
           Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype(),
                                               /*tracks_version=*/!InferenceMode::is_enabled())));

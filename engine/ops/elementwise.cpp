@@ -40,6 +40,9 @@ void check_bool_subtraction(BinaryOp op, DType a, DType b) {
 }
 
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
+  // PyTorch casts alpha to the result's dtype: for bool, any non-zero alpha is true (add(True, True,
+  // alpha=-1) is True, where -1 * 1 + 1 in int64 would be 0).
+  if (result == kBool) alpha = alpha.toBool();
   if ((result == kBFloat16 || result == kFloat16) && alpha.to_double() != 1) {
     // PyTorch's 16-bit add and sub take alpha in the result's dtype. bfloat16 then computes
     // a + alpha * b in float32 and rounds once; float16 (c10::Half arithmetic) rounds alpha * b
@@ -70,6 +73,7 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
   internal::check_same_device(a, b);
   check_bool_subtraction(op, a.dtype(), b.dtype());
+  broadcast_shapes(a.sizes(), b.sizes());  // TensorIterator's shape error comes before alpha's
   const DType result = binary_result_dtype(op, internal::result_type(a, b));
   check_alpha(alpha, result);
   return compute_binary(op, a, b, alpha, result);

@@ -61,7 +61,7 @@ Tensor arange(Scalar start, Scalar end, Scalar step, Options options) {
   EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
   EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
   const double count_exact = std::ceil((e - s) / st);
-  EMBER_CHECK(count_exact < 9.0e18, "invalid size, possible overflow?");
+  EMBER_CHECK(count_exact < 9223372036854775808.0, "invalid size, possible overflow?");  // below 2^63: fits int64
   const int64_t count = static_cast<int64_t>(count_exact);
   Tensor values = internal::new_empty({count}, kFloat64);
   double* v = values.data_ptr<double>();
@@ -74,6 +74,7 @@ Tensor eye(int64_t n, Options options) { return eye(n, n, options); }
 Tensor eye(int64_t n, int64_t m, Options options) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  product({n, m});  // PyTorch resizes its result first: "numel: integer multiplication overflow"
   Tensor out = internal::new_empty({n, m}, options.dtype_);
   kernels::on(kCPU).fill(out, 0);
   if (n > 0 && m > 0) {

@@ -2,6 +2,7 @@
 // the promotion of all inputs; each input is copied into its slice of the result.
 #include <algorithm>
 
+#include "core/size_arithmetic.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
@@ -21,6 +22,12 @@ const Tensor* reference_of(const std::vector<Tensor>& tensors) {
   auto found = std::find_if(tensors.begin(), tensors.end(), [](const Tensor& t) { return !legacy_empty(t); });
   return found == tensors.end() ? &tensors[0] : &*found;
 }
+// ATen's legacy_cat_wrap_dim: dim wrapped for the reference; when every tensor is a legacy empty
+// one, dim is not checked at all (cat([empty], -2) is the empty 1-D tensor), so it is 0.
+int64_t cat_dim(int64_t dim, const std::vector<Tensor>& tensors) {
+  const Tensor* reference = reference_of(tensors);
+  return legacy_empty(*reference) ? 0 : wrap_dim(dim, reference->dim());
+}
 
 struct Cat : FunctionalOp {
   static constexpr const char* name = "aten::cat";
@@ -33,7 +40,7 @@ struct Cat : FunctionalOp {
       result = promote_types(result, tensors[i].dtype());
     }
     const Tensor* reference = reference_of(tensors);
-    const int64_t d = wrap_dim(dim, reference->dim());
+    const int64_t d = cat_dim(dim, tensors);
     Dims out_sizes = reference->sizes();
     out_sizes[d] = 0;
     for (size_t i = 0; i < tensors.size(); ++i) {
@@ -46,7 +53,7 @@ struct Cat : FunctionalOp {
                     ". Expected size ", reference->size(k), " but got size ", t.size(k), " for tensor number ", i,
                     " in the list.");
       internal::check_same_device(*reference, t);
-      out_sizes[d] += t.size(d);
+      out_sizes[d] = wrapping_add(out_sizes[d], t.size(d));  // wraps as ATen's: a total past int64 reads as negative
     }
     Tensor out = internal::new_empty(out_sizes, result, reference->device());
     int64_t offset = 0;
@@ -60,7 +67,7 @@ struct Cat : FunctionalOp {
   static CatBackward0 save(const Tensor&, const std::vector<Tensor>& tensors, int64_t dim) {
     std::vector<Dims> sizes;
     for (const Tensor& t : tensors) sizes.push_back(t.sizes());
-    return {wrap_dim(dim, reference_of(tensors)->dim()), std::move(sizes)};
+    return {cat_dim(dim, tensors), std::move(sizes)};
   }
 };
 
@@ -73,6 +80,9 @@ struct Stack : FunctionalOp {
       EMBER_CHECK(tensors[i].sizes() == tensors[0].sizes(), "stack expects each tensor to be equal size, but got ",
                   to_string(tensors[0].sizes()), " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
     const int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
+    Dims result_sizes = tensors[0].sizes();
+    result_sizes.insert(d, static_cast<int64_t>(tensors.size()));
+    product(result_sizes);  // ATen resizes its result first: "numel: integer multiplication overflow"
     std::vector<Tensor> unsqueezed;
     for (const Tensor& t : tensors) unsqueezed.push_back(t.unsqueeze(d));
     return Cat::compute(unsqueezed, d);

@@ -71,7 +71,8 @@ struct Mm : FunctionalOp {
     return out;
   }
   static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
-    return {a, b, is_column_major(a), is_column_major(b)};
+    // Each operand is kept for the other's gradient (saved_tensor.h, Note [Saving only what a gradient reads]).
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b), is_column_major(a), is_column_major(b)};
   }
 };
 
@@ -98,7 +99,12 @@ struct Addmm : FunctionalOp {
   }
   static AddmmBackward0 save(const Tensor&, const Tensor&, const Tensor& mat1, const Tensor& mat2, Scalar beta,
                              Scalar alpha) {
-    return {mat1, mat2, alpha, beta, is_column_major(mat1), is_column_major(mat2)};
+    return {saved_if(mat2.requires_grad(), mat1),
+            saved_if(mat1.requires_grad(), mat2),
+            alpha,
+            beta,
+            is_column_major(mat1),
+            is_column_major(mat2)};
   }
 };
 
@@ -112,12 +118,21 @@ struct Bmm : FunctionalOp {
     EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
                 "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
                 "] but got: [", b.size(0), ", ", b.size(1), "].");
+    // As mm, but the result has batch2's dtype (ATen's bmm meta function); nothing read, no dtype check.
+    Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, b.dtype(), a.device());
+    if (out.numel() == 0) return out;
+    if (a.size(2) == 0) {
+      kernels::on(out.device()).fill(out, 0);
+      return out;
+    }
+    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"bmm\" not implemented for 'Bool'");
     check_same_dtype(a, b);
-    Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
     run_gemm(out, a, b, 1, 0, {});
     return out;
   }
-  static BmmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static BmmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};
+  }
 };
 
 // matmul's 1-D cases: a row times a column, a matrix times a column.
@@ -132,17 +147,28 @@ struct Dot : FunctionalOp {
     EMBER_CHECK(a.dtype() != kBool, "\"dot\" not implemented for 'Bool'");
     return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   }
-  static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};
+  }
 };
 struct Mv : FunctionalOp {
   static constexpr const char* name = "aten::mv";
   static Tensor compute(const Tensor& a, const Tensor& v) {
     EMBER_CHECK(a.size(1) == v.size(0), "size mismatch, got ", a.size(0), ", ", a.size(0), "x", a.size(1), ",",
                 v.size(0));
+    // As mm, but the result has vec's dtype (ATen's addmv); nothing read, no dtype check.
+    if (a.numel() == 0) {
+      Tensor out = internal::new_empty({a.size(0)}, v.dtype(), a.device());
+      kernels::on(out.device()).fill(out, 0);
+      return out;
+    }
+    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"addmv_impl_cpu\" not implemented for 'Bool'");
     check_same_dtype(a, v);
     return Mm::compute(a, v.unsqueeze(1)).squeeze(1);
   }
-  static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) { return {a, v}; }
+  static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) {
+    return {saved_if(v.requires_grad(), a), saved_if(a.requires_grad(), v)};
+  }
 };
 
 }  // namespace
@@ -165,7 +191,7 @@ struct Matmul : CompositeOp {
                 dim2, "D");
     if (dim1 == 1 && dim2 == 1) return call<Dot>(a, b);
     if (dim1 == 2 && dim2 == 1) return call<Mv>(a, b);
-    if (dim1 == 1 && dim2 == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+    if (dim1 == 1 && dim2 == 2) return squeeze_fresh(mm(a.unsqueeze(0), b), 0);
     if (dim1 == 2 && dim2 == 2) return mm(a, b);
     if (dim1 >= 3 && (dim2 == 1 || dim2 == 2)) {
       // Fold the batch dims of `a` into its rows: one mm instead of many small products.

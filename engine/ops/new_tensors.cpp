@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/inference_mode.h"
+#include "core/size_arithmetic.h"
 #include "kernels/backend.h"
 
 namespace ember::internal {
@@ -11,12 +12,9 @@ namespace ember::internal {
 namespace {
 // A tensor over fresh bytes: numel elements, which any dense layout of `sizes` needs.
 Tensor new_dense(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
-  int64_t nbytes = element_size(dtype);
-  for (int64_t s : sizes) {
+  for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
-    EMBER_CHECK(!__builtin_mul_overflow(nbytes, s, &nbytes),
-                "Storage size calculation overflowed with sizes=", to_string(sizes));
-  }
+  const int64_t nbytes = storage_nbytes_contiguous(sizes, element_size(dtype));
   return Tensor(std::make_shared<TensorImpl>(std::make_shared<Storage>(nbytes, device), sizes, strides, 0, dtype,
                                              /*tracks_version=*/!InferenceMode::is_enabled()));
 }

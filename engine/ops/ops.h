@@ -41,6 +41,9 @@ Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, in
 // What reshape-with-copy and matmul's folding return: an alias of `self` recorded as
 // UnsafeViewBackward0, which autograd does not treat as a view (PyTorch's _unsafe_view).
 Tensor unsafe_view(const Tensor& self, const Dims& sizes);
+// What matmul(1-D, 2-D) returns: its fresh product with `dim` squeezed as PyTorch's in-place
+// squeeze_ does it (version 1, SqueezeBackward3, not a view).
+Tensor squeeze_fresh(const Tensor& fresh, int64_t dim);
 
 // ---- element-wise (pointwise.cpp) ----
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);

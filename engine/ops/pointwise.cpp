@@ -20,14 +20,18 @@ using kernels::UnaryOp;
 
 namespace {
 
-// What an in-place mul_/div_ saves, before it writes: other's gradient needs self's old value
-// (a copy, only when other requires grad); saving other itself when it is self would make self's
-// own grad_fn own self (x.mul_(x)), so it is saved as this node's output 0, which is what self
-// becomes (Note [Saving an output]); the write then makes its version error name the node.
+// What an in-place mul_/div_ saves, before it writes (saved_tensor.h, Note [Saving only what a
+// gradient reads]):
+// other's gradient needs self's old value (a copy, only when other requires grad); self's gradient
+// needs other (mul_ only when self requires grad; div_'s other gradient reads it too). Saving other
+// itself when it is self would make self's own grad_fn own self (x.mul_(x)), so it is saved as this
+// node's output 0, which is what self becomes (Note [Saving an output]); the write then makes its
+// version error name the node.
 template <typename Backward>
-Backward save_inplace_product(const Tensor& self, const Tensor& other) {
+Backward save_inplace_product(const Tensor& self, const Tensor& other, bool other_read_by_its_own_gradient) {
   Tensor self_before;
   if (other.requires_grad()) self_before = internal::alias(self).clone();
+  if (!self.requires_grad() && !other_read_by_its_own_gradient) return {autograd::SavedTensor(self_before), {}};
   return {autograd::SavedTensor(self_before),
           other.is_same(self) ? autograd::SavedTensor::output(other, 0) : autograd::SavedTensor(other)};
 }
@@ -50,12 +54,16 @@ struct Sub : FunctionalOp {
 struct Mul : FunctionalOp {
   static constexpr const char* name = "aten::mul";
   static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Mul, a, b, 1); }
-  static MulBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static MulBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};
+  }
 };
 struct Div : FunctionalOp {
   static constexpr const char* name = "aten::div";
   static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Div, a, b, 1); }
-  static DivBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+  static DivBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
+    return {saved_if(b.requires_grad(), a), b};  // both gradients read b
+  }
 };
 // With a number: PyTorch's Python API wraps it as a 0-dim tensor, so the nodes are the same.
 struct AddNumber : FunctionalOp {
@@ -251,7 +259,7 @@ struct MulInPlace : InPlaceOp {
     elementwise::binary_in_place(BinaryOp::Mul, self, other, 1);
   }
   static MulBackward0 save(const Tensor& self, const Tensor& other) {
-    return save_inplace_product<MulBackward0>(self, other);
+    return save_inplace_product<MulBackward0>(self, other, /*other_read_by_its_own_gradient=*/false);
   }
 };
 struct DivInPlace : InPlaceOp {
@@ -260,7 +268,7 @@ struct DivInPlace : InPlaceOp {
     elementwise::binary_in_place(BinaryOp::Div, self, other, 1);
   }
   static DivBackward0 save(const Tensor& self, const Tensor& other) {
-    return save_inplace_product<DivBackward0>(self, other);
+    return save_inplace_product<DivBackward0>(self, other, /*other_read_by_its_own_gradient=*/true);
   }
 };
 struct AddNumberInPlace : InPlaceOp {

@@ -3,6 +3,8 @@
 // (kernels/reduce.cpp). Integers sum to int64; 16-bit floats accumulate in float32 and round once.
 #include <algorithm>
 
+#include "core/size_arithmetic.h"
+
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
@@ -55,9 +57,17 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
       if (mask[d] == (pass == 1)) {
         sizes.push_back(a.size(d));
         strides.push_back(a.stride(d));
-        (pass == 1 ? rows.inner : rows.outer) *= a.size(d);
+        int64_t& count = pass == 1 ? rows.inner : rows.outer;
+        count = wrapping_multiply(count, a.size(d));  // exact but where the other count is 0 (see below)
       }
   rows.out_sizes = reduced_sizes(a, mask, keepdim);
+  if (a.numel() == 0) {
+    // Nothing to read (outer or inner is exactly 0), and the permuted layout need not have a
+    // countable size: [2^62, 0, 2^62] summed over dim 1 would become [2^62, 2^62, 0], which c10's
+    // count refuses. The result's sizes are checked when it is made.
+    rows.data = internal::new_empty({0}, compute, a.device());
+    return rows;
+  }
   Tensor permuted(std::make_shared<TensorImpl>(*a.impl(), sizes, strides, a.storage_offset(), a.dtype()));
   rows.data = internal::contiguous(internal::converted(permuted, compute));
   return rows;
@@ -84,7 +94,10 @@ Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
   if (const int64_t leading = reduced_leading_dims(mask, a.dim()); leading > 0) {
     Tensor data = internal::contiguous(internal::converted(a, compute));
     int64_t rows = 1, columns = 1;
-    for (int64_t d = 0; d < a.dim(); ++d) (d < leading ? rows : columns) *= a.size(d);
+    for (int64_t d = 0; d < a.dim(); ++d) {
+      int64_t& count = d < leading ? rows : columns;
+      count = wrapping_multiply(count, a.size(d));  // exact unless the other count is 0 (nothing to read)
+    }
     Tensor out = internal::new_empty(reduced_sizes(a, mask, keepdim), compute, a.device());
     kernels.sum_columns(data, rows, columns, out);
     return internal::converted(out, result);

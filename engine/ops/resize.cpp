@@ -6,10 +6,15 @@
 // would have to record.
 #include <cstring>
 
+#include "autocast/autocast.h"
 #include "core/cuda_backend.h"
 #include "core/grad_mode.h"
+#include "core/inference_mode.h"
+#include "core/memory_overlap.h"
+#include "core/size_arithmetic.h"
 #include "core/warning.h"
 #include "ops.h"
+#include "shape_rules.h"
 #include "type_promotion.h"
 
 namespace ember {
@@ -24,15 +29,25 @@ void Storage::grow(int64_t new_nbytes) {
   nbytes = new_nbytes;
 }
 
-Tensor& Tensor::resize_(const Dims& new_sizes) {
-  EMBER_CHECK(!requires_grad(), "cannot resize variables that require grad");
-  for (int64_t s : new_sizes) EMBER_CHECK(s >= 0, "numel: integer multiplication overflow");  // PyTorch's words
-  TensorImpl& impl = *impl_;
-  if (impl.sizes == new_sizes) return *this;  // the same sizes keep their strides
-  const int64_t count = product(new_sizes);
-  const int64_t needed = count == 0 ? 0 : (impl.storage_offset + count) * element_size();
-  if (needed > impl.storage->nbytes) impl.storage->grow(needed);
+namespace {
+
+// at::native::resize_, below autograd. Every size is checked before anything changes (PyTorch sets
+// the new sizes first and leaves them set when a check fails; ember's tensor stays as it was).
+void resize_below_autograd(TensorImpl& impl, const Dims& new_sizes) {
+  if (impl.sizes == new_sizes) return;       // the same sizes keep their strides
+  const int64_t count = product(new_sizes);  // "numel: integer multiplication overflow", as PyTorch checks first
+  const int64_t needed = storage_nbytes_contiguous(new_sizes, element_size(impl.dtype), impl.storage_offset);
+  if (count > 0 && needed > impl.storage->nbytes) impl.storage->grow(needed);
   impl.set_layout(new_sizes, contiguous_strides(new_sizes), impl.storage_offset);
+}
+
+}  // namespace
+
+// The requires-grad check is autograd's (VariableType), so inference mode, which skips autograd,
+// skips it too.
+Tensor& Tensor::resize_(const Dims& new_sizes) {
+  EMBER_CHECK(InferenceMode::is_enabled() || !requires_grad(), "cannot resize variables that require grad");
+  resize_below_autograd(*impl_, new_sizes);
   return *this;
 }
 
@@ -48,7 +63,8 @@ void check_no_autograd(const char* op, std::initializer_list<const Tensor*> argu
 }
 
 // at::native::resize_output: an out of another shape is resized, with a warning unless it was empty
-// (PyTorch's text without its "(Triggered internally at ...)" source location).
+// (PyTorch's text without its "(Triggered internally at ...)" source location). Below autograd: an
+// out that requires grad is resized (the out= call is only allowed then under no_grad).
 void resize_output(Tensor& out, const Dims& shape) {
   if (out.sizes() == shape) return;
   if (out.numel() != 0)
@@ -57,13 +73,26 @@ void resize_output(Tensor& out, const Dims& shape) {
                  ". This behavior is deprecated, and in a future PyTorch release outputs will not be resized unless "
                  "they have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
                  "elements with t.resize_(0)."));
-  out.resize_(shape);
+  resize_below_autograd(*out.impl(), shape);
+}
+
+// TensorIterator resizes out to the broadcast shape before it computes, so a shape whose element
+// count overflows gets resize_'s text, "numel: integer multiplication overflow", not an allocation's.
+void check_broadcast_count(const Tensor& a, const Tensor& b) { product(broadcast_shapes(a.sizes(), b.sizes())); }
+
+// TensorIterator's memory checks of out against the inputs: first, and again once out is resized
+// (grown, it can come to overlap an input it did not).
+void check_out_overlap(const Tensor& out, const Tensor& a, const Tensor& b) {
+  internal::check_no_internal_overlap(out);
+  internal::check_no_partial_overlap(out, a);
+  internal::check_no_partial_overlap(out, b);
 }
 
 // Element-wise ops write any result their dtype rules allow into out, converting it.
-Tensor& write_elementwise(Tensor& out, const Tensor& result) {
+Tensor& write_elementwise(Tensor& out, const Tensor& result, const Tensor& a, const Tensor& b) {
   internal::check_can_cast(result.dtype(), out.dtype());
   resize_output(out, result.sizes());
+  check_out_overlap(out, a, b);
   return out.copy_(result);
 }
 
@@ -82,31 +111,42 @@ Tensor& write_product(Tensor& out, const Tensor& result, bool dot) {
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_no_autograd("add", {&a, &b, &out});
-  return write_elementwise(out, add(a, b, alpha));
+  check_out_overlap(out, a, b);
+  check_broadcast_count(a, b);
+  return write_elementwise(out, add(a, b, alpha), a, b);
 }
 
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_no_autograd("sub", {&a, &b, &out});
-  return write_elementwise(out, sub(a, b, alpha));
+  check_out_overlap(out, a, b);
+  check_broadcast_count(a, b);
+  return write_elementwise(out, sub(a, b, alpha), a, b);
 }
 
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   check_no_autograd("mul", {&a, &b, &out});
-  return write_elementwise(out, mul(a, b));
+  check_out_overlap(out, a, b);
+  check_broadcast_count(a, b);
+  return write_elementwise(out, mul(a, b), a, b);
 }
 
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
   check_no_autograd("div", {&a, &b, &out});
-  return write_elementwise(out, div(a, b));
+  check_out_overlap(out, a, b);
+  check_broadcast_count(a, b);
+  return write_elementwise(out, div(a, b), a, b);
 }
 
+// PyTorch does not autocast the out= variants: the product keeps its operands' dtype.
 Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  autocast::Suspend no_autocast;
   check_no_autograd("mm", {&a, &b, &out});
   return write_product(out, mm(a, b), /*dot=*/false);
 }
 
 // matmul picks a product by the operands' dims, and its out= errors name that product.
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  autocast::Suspend no_autocast;
   const bool dot = a.dim() == 1 && b.dim() == 1;
   const bool batched = a.dim() >= 3 && b.dim() >= 3;
   check_no_autograd(dot ? "dot" : a.dim() == 2 && b.dim() == 1 ? "mv" : batched ? "bmm" : "mm", {&a, &b, &out});

@@ -1,6 +1,9 @@
 // Ports of ATen's infer_size (ExpandUtils.cpp), infer_size (InferSize.h) and computeStride
-// (TensorUtils.cpp), keeping their messages verbatim.
+// (TensorUtils.cpp), keeping their messages verbatim. Their products wrap around where ATen's do
+// (size_arithmetic.h), and a shape whose element count overflows is refused with ATen's text.
 #include "shape_rules.h"
+
+#include "core/size_arithmetic.h"
 
 namespace ember {
 
@@ -28,7 +31,7 @@ Dims infer_size(const Dims& shape, int64_t numel) {
       infer_dim = d;
     } else {
       EMBER_CHECK(shape[d] >= 0, "invalid shape dimension ", shape[d]);
-      known *= shape[d];
+      known = wrapping_multiply(known, shape[d]);  // wraps as ATen's; the result's count is checked below
     }
   }
   Dims result = shape;
@@ -38,6 +41,7 @@ Dims infer_size(const Dims& shape, int64_t numel) {
                   " because the unspecified dimension size -1 can be any value and is ambiguous");
       result[infer_dim] = numel / known;
     }
+    product(result);  // "numel: integer multiplication overflow", which ATen raises when it makes the view
     return result;
   }
   throw Error(str_cat("shape '", to_string(shape), "' is invalid for input of size ", numel));
@@ -50,7 +54,7 @@ std::optional<Dims> view_strides(const Dims& sizes, const Dims& strides, const D
   Dims new_strides = Dims::filled(new_sizes.size(), 1);
   if (numel == 0) {
     for (int64_t d = new_sizes.size() - 2; d >= 0; --d)
-      new_strides[d] = std::max<int64_t>(new_sizes[d + 1], 1) * new_strides[d + 1];
+      new_strides[d] = wrapping_multiply(std::max<int64_t>(new_sizes[d + 1], 1), new_strides[d + 1]);
     return new_strides;
   }
   // Walk the old dims from the innermost, grouping runs of dims that are contiguous with each
@@ -60,9 +64,10 @@ std::optional<Dims> view_strides(const Dims& sizes, const Dims& strides, const D
   int64_t tensor_numel = 1, view_numel = 1;
   for (int64_t tensor_d = sizes.size() - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= sizes[tensor_d];
-    if (tensor_d == 0 || (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 ||
+        (sizes[tensor_d - 1] != 1 && strides[tensor_d - 1] != wrapping_multiply(tensor_numel, chunk_base_stride))) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
-        new_strides[view_d] = view_numel * chunk_base_stride;
+        new_strides[view_d] = wrapping_multiply(view_numel, chunk_base_stride);
         view_numel *= new_sizes[view_d];
         --view_d;
       }

@@ -3,6 +3,7 @@
 // its input (derivatives.h), and remembers the view's base for the in-place rules (inplace.h).
 #include <algorithm>
 
+#include "core/size_arithmetic.h"
 #include "dispatch.h"
 #include "new_tensors.h"
 #include "shape_rules.h"
@@ -18,23 +19,39 @@ Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, in
   return Tensor(std::make_shared<TensorImpl>(*self.impl(), sizes, strides, offset, self.dtype()));
 }
 
+// self's storage offset moved `index` steps of `stride`. Within a tensor that has elements this is
+// an element's offset, which fits; an empty tensor's strides can be anything as_strided accepted,
+// and an offset past int64 (which ATen wraps around) is refused instead.
+int64_t offset_by(const Tensor& self, int64_t index, int64_t stride) {
+  int64_t moved = 0, offset = 0;
+  EMBER_CHECK(
+      !__builtin_mul_overflow(index, stride, &moved) && !__builtin_add_overflow(self.storage_offset(), moved, &offset),
+      "Storage size calculation overflowed with sizes=", to_string(self.sizes()),
+      " and strides=", to_string(self.strides()));
+  return offset;
+}
+
 struct AsStrided : ViewOp {  // no derivative: ember's named views record their own nodes
   static constexpr const char* name = "aten::as_strided";
+  // ATen's setStrided and checkInBoundsForStorage, in their order, with their texts; ATen adds
+  // the offset's bytes unchecked (a huge offset wraps around and passes: PyTorch 1.13 then reads
+  // out of bounds), where ember refuses with the overflow text.
   static Tensor compute(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset) {
     EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
-    int64_t last = storage_offset;
-    for (int64_t d = 0; d < sizes.size(); ++d) {
-      EMBER_CHECK(sizes[d] >= 0, "Trying to create tensor with negative dimension ", sizes[d], ": ", to_string(sizes));
-      EMBER_CHECK(strides[d] >= 0,
+    for (int64_t stride : strides)
+      EMBER_CHECK(stride >= 0,
                   "as_strided: Negative strides are not supported at the moment, got strides: ", to_string(strides));
-      if (sizes[d] > 0) last += (sizes[d] - 1) * strides[d];
-    }
-    const bool empty = product(sizes) == 0;
-    EMBER_CHECK(empty || (storage_offset >= 0 && (last + 1) * self.element_size() <= self.impl()->storage->nbytes),
-                "setStorage: sizes ", to_string(sizes), ", strides ", to_string(strides), ", storage offset ",
-                storage_offset, ", and itemsize ", self.element_size(), " requiring a storage size of ",
-                (last + 1) * self.element_size(), " are out of bounds for storage of size ",
-                self.impl()->storage->nbytes);
+    const int64_t element_size = self.element_size(), available = self.impl()->storage->nbytes;
+    const int64_t span = storage_nbytes(sizes, strides, element_size);  // 0 when empty: then any offset fits
+    int64_t offset_bytes = 0, required = 0;
+    EMBER_CHECK(span == 0 || (!__builtin_mul_overflow(storage_offset, element_size, &offset_bytes) &&
+                              !__builtin_add_overflow(span, offset_bytes, &required)),
+                "Storage size calculation overflowed with sizes=", to_string(sizes),
+                " and strides=", to_string(strides));
+    EMBER_CHECK(span == 0 || required <= available, "setStorage: sizes ", to_string(sizes), ", strides ",
+                to_string(strides), ", storage offset ", storage_offset, ", and itemsize ", element_size,
+                " requiring a storage size of ", required, " are out of bounds for storage of size ", available);
+    EMBER_CHECK(storage_offset >= 0, "Tensor: invalid storage offset ", storage_offset);
     return alias_with(self, sizes, strides, storage_offset);
   }
 };
@@ -85,7 +102,7 @@ struct Select : ViewOp {
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     new_sizes.erase(d);
     new_strides.erase(d);
-    return alias_with(self, new_sizes, new_strides, self.storage_offset() + index * self.stride(d));
+    return alias_with(self, new_sizes, new_strides, offset_by(self, index, self.stride(d)));
   }
   static SelectBackward0 save(const Tensor&, const Tensor& self, int64_t dim, int64_t index) {
     const int64_t d = wrap_dim(dim, self.dim());
@@ -109,12 +126,15 @@ struct Slice : ViewOp {
   static constexpr const char* name = "aten::slice";
   static Tensor compute(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
     EMBER_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+    const SliceBounds b = slice_bounds(self, dim, start, end);  // the dim is checked first, as in ATen
     EMBER_CHECK(step > 0, "slice step must be positive");
-    const SliceBounds b = slice_bounds(self, dim, start, end);
     Dims new_sizes = self.sizes(), new_strides = self.strides();
-    new_sizes[b.dim] = (b.end - b.start + step - 1) / step;
-    new_strides[b.dim] = self.stride(b.dim) * step;
-    return alias_with(self, new_sizes, new_strides, self.storage_offset() + b.start * self.stride(b.dim));
+    const int64_t length = b.end - b.start;
+    new_sizes[b.dim] = length == 0 ? 0 : (length - 1) / step + 1;  // rounded up, without overflow for a huge step
+    // A step so large that the stride overflows leaves one element, whose stride is never used: the
+    // stride stays unscaled (ATen's wraps around and its as_strided then refuses the negative stride).
+    if (__builtin_mul_overflow(self.stride(b.dim), step, &new_strides[b.dim])) new_strides[b.dim] = self.stride(b.dim);
+    return alias_with(self, new_sizes, new_strides, offset_by(self, b.start, self.stride(b.dim)));
   }
   static SliceBackward0 save(const Tensor&, const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
     const SliceBounds b = slice_bounds(self, dim, start, end);
@@ -179,11 +199,14 @@ struct Expand : ViewOp {
     EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(self.dtype(), self.device().is_cuda()), "{",
                 to_string(self.sizes()), "}, size=", to_string(target), "): the number of sizes provided (", ndim,
                 ") must be greater or equal to the number of dimensions in the tensor (", tensor_dim, ")");
+    // A 0-dim tensor takes the sizes as given (ATen's inferExpandGeometry): a -1 is a size there,
+    // refused with the element count's text. Negative sizes are refused by that count everywhere.
+    if (tensor_dim == 0) return alias_with(self, target, Dims::filled(ndim, 0), self.storage_offset());
     Dims new_sizes = Dims::filled(ndim, 0), new_strides = Dims::filled(ndim, 0);
     for (int64_t i = ndim - 1; i >= 0; --i) {
       const int64_t d = tensor_dim - 1 - (ndim - 1 - i);
       int64_t size = d >= 0 ? self.sizes()[d] : 1;
-      int64_t stride = d >= 0 ? self.strides()[d] : (i + 1 < ndim ? new_sizes[i + 1] * new_strides[i + 1] : 1);
+      int64_t stride = d >= 0 ? self.strides()[d] : wrapping_multiply(new_sizes[i + 1], new_strides[i + 1]);
       int64_t target_size = target[i];
       if (target_size == -1) {
         EMBER_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ",
@@ -194,8 +217,6 @@ struct Expand : ViewOp {
         EMBER_CHECK(size == 1, "The expanded size of the tensor (", target_size, ") must match the existing size (",
                     size, ") at non-singleton dimension ", i, ".  Target sizes: ", to_string(target),
                     ".  Tensor sizes: ", to_string(self.sizes()));
-        EMBER_CHECK(target_size >= 0, "Trying to create tensor with negative dimension ", target_size, ": ",
-                    to_string(target));
         size = target_size;
         stride = 0;
       }
@@ -232,13 +253,24 @@ struct SqueezeDim : ViewOp {
   }
   static SqueezeBackward1 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
 };
+// matmul(1-D, 2-D)'s last step: PyTorch squeezes its fresh product in place (squeeze_(0)), so the
+// result is no view, its version is 1 and its node is the in-place squeeze's, SqueezeBackward3.
+struct SqueezeFresh : FunctionalOp {
+  static constexpr const char* name = "aten::squeeze_";
+  static Tensor compute(const Tensor& fresh, int64_t dim) {
+    Tensor out = SqueezeDim::compute(fresh, dim);
+    out.impl()->version_counter->bump();
+    return out;
+  }
+  static SqueezeBackward3 save(const Tensor&, const Tensor& fresh, int64_t) { return {{fresh.sizes()}}; }
+};
 struct Unsqueeze : ViewOp {
   static constexpr const char* name = "aten::unsqueeze";
   static Tensor compute(const Tensor& self, int64_t dim) {
     const int64_t d = wrap_dim(dim, self.dim() + 1);
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     new_sizes.insert(d, 1);
-    new_strides.insert(d, d < self.dim() ? self.sizes()[d] * self.strides()[d] : 1);
+    new_strides.insert(d, d < self.dim() ? wrapping_multiply(self.sizes()[d], self.strides()[d]) : 1);
     return alias_with(self, new_sizes, new_strides, self.storage_offset());
   }
   static UnsqueezeBackward0 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
@@ -271,6 +303,7 @@ Tensor Tensor::reshape(const Dims& shape) const {
 }
 
 Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
+Tensor squeeze_fresh(const Tensor& fresh, int64_t dim) { return call<SqueezeFresh>(fresh, dim); }
 Tensor Tensor::select(int64_t dim, int64_t index) const { return call<Select>(*this, dim, index); }
 Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) const {
   return call<Slice>(*this, dim, start, end, step);
@@ -304,7 +337,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   Dims new_sizes;
   for (int64_t d = 0; d < s; ++d) new_sizes.push_back(sizes()[d]);
   int64_t flat = 1;
-  for (int64_t d = s; d <= e; ++d) flat *= sizes()[d];
+  for (int64_t d = s; d <= e; ++d) flat = wrapping_multiply(flat, sizes()[d]);  // as ATen's; reshape checks the count
   new_sizes.push_back(flat);
   for (int64_t d = e + 1; d < dim(); ++d) new_sizes.push_back(sizes()[d]);
   return reshape(new_sizes);
