@@ -58,7 +58,9 @@ void bind_grad_scaler(py::module_& m) {
            py::arg("growth_interval") = 2000, py::arg("enabled") = true)
       .def("scale", &GradScaler::scale, py::arg("outputs"))
       .def("unscale_", &GradScaler::unscale_, py::arg("optimizer"))
-      .def("step", &GradScaler::step, py::arg("optimizer"))
+      // torch's step returns the optimizer's step() result, None, whether or not it skipped the step.
+      .def(
+          "step", [](GradScaler& scaler, optim::Optimizer& optimizer) { scaler.step(optimizer); }, py::arg("optimizer"))
       .def("update", &GradScaler::update, py::arg("new_scale") = py::none())
       .def("get_scale", &GradScaler::get_scale);
 }
