@@ -1,8 +1,8 @@
 // Intra-op parallelism with a grain size: large element-wise ops, reductions and sums over leading
 // dims are shared among threads, small ones and small products stay on the calling thread. What a
 // reader can check without a clock: the values do not depend on the thread count, the thread
-// count a small product lowers for itself is back afterwards, and the pool (kernels/thread_pool.h)
-// runs every chunk exactly once whichever helpers show up, none included.
+// count a small product lowers for itself is back afterwards, and parallel_for's chunks tile the
+// range exactly once, with exceptions and nested calls handled on the thread that made them.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -11,11 +11,12 @@
 #include <set>
 #include <thread>
 
+#include <omp.h>
+
 #include "ember.h"
 #include "kernels/parallel.h"
 
 using namespace ember;
-using kernels::ThreadPool;
 
 namespace {
 
@@ -29,85 +30,7 @@ auto with_threads(int threads, F&& f) {
   return result;
 }
 
-// Runs `body(chunk)` through pool.run.
-template <typename F>
-void run_chunks(ThreadPool& pool, int64_t chunks, int helpers, F body) {
-  pool.run(
-      chunks, helpers, [](void* context, int64_t chunk) { (*static_cast<F*>(context))(chunk); }, &body);
-}
-
-// How many times each chunk ran, and on which threads.
-struct Tally {
-  explicit Tally(int64_t chunks) : runs(static_cast<size_t>(chunks)) {}
-  std::vector<std::atomic<int>> runs;
-  std::mutex mutex;
-  std::set<std::thread::id> threads;
-  void record(int64_t chunk) {
-    runs[static_cast<size_t>(chunk)]++;
-    std::lock_guard<std::mutex> lock(mutex);
-    threads.insert(std::this_thread::get_id());
-  }
-  bool each_once() const {
-    return std::all_of(runs.begin(), runs.end(), [](const std::atomic<int>& n) { return n == 1; });
-  }
-};
-
 }  // namespace
-
-TEST_CASE("a job whose helpers never show up is done by the caller, every chunk once", "[parallel]") {
-  ThreadPool pool(0);  // three helpers invited, none exists: the caller claims every chunk itself
-  Tally tally(1000);
-  run_chunks(pool, 1000, 3, [&](int64_t chunk) { tally.record(chunk); });
-  CHECK(tally.each_once());
-  CHECK(tally.threads == std::set<std::thread::id>{std::this_thread::get_id()});
-}
-
-TEST_CASE("every chunk runs exactly once in job after job, whichever helpers wake in time", "[parallel]") {
-  // Thousands of short jobs in a row: a helper that wakes late meets a finished job (on the
-  // caller's stack, long gone) or a newer one; its claim must fail or take the newer job's chunk.
-  ThreadPool pool(3);
-  for (int job = 0; job < 3000; ++job) {
-    const int64_t chunks = 1 + job % 40;
-    Tally tally(chunks);
-    run_chunks(pool, chunks, 1 + job % 3, [&](int64_t chunk) { tally.record(chunk); });
-    REQUIRE(tally.each_once());
-    REQUIRE(tally.threads.size() <= static_cast<size_t>(2 + job % 3));  // the caller and its helpers
-  }
-}
-
-TEST_CASE("a helper held up inside its chunk keeps the caller from no other chunk", "[parallel]") {
-  // The helper's chunk waits until the caller has run every other chunk: a pool whose caller
-  // waited for its helpers before claiming (a barrier) would never finish, and the helper gives
-  // up after ten seconds and says so. If the helper never wakes, the caller runs all 16.
-  ThreadPool pool(1);
-  const std::thread::id caller = std::this_thread::get_id();
-  std::atomic<int> by_caller{0};
-  std::atomic<bool> gave_up{false};
-  Tally tally(16);
-  run_chunks(pool, 16, 1, [&](int64_t chunk) {
-    if (std::this_thread::get_id() == caller) {
-      by_caller++;
-    } else {
-      const auto give_up_at = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (by_caller < 15 && !gave_up) gave_up = std::chrono::steady_clock::now() > give_up_at;
-    }
-    tally.record(chunk);
-  });
-  CHECK_FALSE(gave_up);
-  CHECK(by_caller >= 15);
-  CHECK(tally.each_once());
-}
-
-TEST_CASE("an exception thrown in a chunk is rethrown on the caller, and the pool runs the next job", "[parallel]") {
-  ThreadPool pool(2);
-  auto failing = [](int64_t chunk) {
-    if (chunk == 5) throw Error("chunk 5 failed");
-  };
-  CHECK_THROWS_WITH(run_chunks(pool, 64, 2, failing), "chunk 5 failed");
-  Tally tally(64);
-  run_chunks(pool, 64, 2, [&](int64_t chunk) { tally.record(chunk); });
-  CHECK(tally.each_once());
-}
 
 TEST_CASE("parallel_for rethrows a chunk's exception on the calling thread", "[parallel]") {
   with_threads(2, [] {
@@ -123,10 +46,8 @@ TEST_CASE("parallel_for rethrows a chunk's exception on the calling thread", "[p
 TEST_CASE("a parallel_for inside a chunk runs inline, on the thread running that chunk", "[parallel]") {
   const int64_t grain = 4;
   std::vector<std::thread::id> outer(64), inner(64 * 64);
-  std::atomic<bool> nested_flag_set{true};
   with_threads(2, [&] {
     kernels::parallel_for(0, 64, grain, [&](int64_t first, int64_t last) {
-      nested_flag_set = nested_flag_set && kernels::in_parallel_region();
       for (int64_t i = first; i < last; ++i) {
         outer[i] = std::this_thread::get_id();
         kernels::parallel_for(i * 64, (i + 1) * 64, grain, [&](int64_t a, int64_t b) {
@@ -136,8 +57,7 @@ TEST_CASE("a parallel_for inside a chunk runs inline, on the thread running that
     });
     return 0;
   });
-  CHECK(nested_flag_set);
-  CHECK_FALSE(kernels::in_parallel_region());
+  CHECK_FALSE(omp_in_parallel());
   for (int64_t j = 0; j < 64 * 64; ++j) REQUIRE(inner[j] == outer[j / 64]);
 }
 
