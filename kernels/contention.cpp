@@ -16,14 +16,11 @@ constexpr auto kWindow = std::chrono::milliseconds(50);
 constexpr double kContendedShare = 0.1;   // waited more than this share of its runnable time
 constexpr double kLeastRunnableNs = 5e6;  // a window the thread mostly slept through says nothing
 
-struct SchedStat {
-  bool read = false;
-  double on_cpu_ns = 0, waiting_ns = 0;
-};
+}  // namespace
 
-SchedStat read_schedstat() {
+SchedStat read_schedstat(const char* path) {
   SchedStat stat;
-  if (FILE* file = std::fopen("/proc/thread-self/schedstat", "r")) {
+  if (FILE* file = std::fopen(path, "r")) {
     unsigned long long on_cpu = 0, waiting = 0;
     stat.read = std::fscanf(file, "%llu %llu", &on_cpu, &waiting) == 2;
     stat.on_cpu_ns = static_cast<double>(on_cpu);
@@ -33,15 +30,13 @@ SchedStat read_schedstat() {
   return stat;
 }
 
-}  // namespace
-
 bool cores_are_contended() {
   thread_local std::chrono::steady_clock::time_point window_start;
   thread_local SchedStat at_start;
   thread_local bool contended = false;
   const auto now = std::chrono::steady_clock::now();
   if (now - window_start < kWindow) return contended;
-  const SchedStat stat = read_schedstat();
+  const SchedStat stat = read_schedstat("/proc/thread-self/schedstat");
   if (!stat.read) return contended = false;
   const double waited = stat.waiting_ns - at_start.waiting_ns;
   const double runnable = waited + stat.on_cpu_ns - at_start.on_cpu_ns;

@@ -7,6 +7,15 @@
 
 namespace ember::kernels {
 
+// One thread's schedstat file: nanoseconds on a CPU and nanoseconds runnable but waiting for one.
+// `read` is false where the kernel keeps no schedstat. engine/profiler/machine_load.cpp sums it
+// over the process's threads.
+struct SchedStat {
+  bool read = false;
+  double on_cpu_ns = 0, waiting_ns = 0;
+};
+SchedStat read_schedstat(const char* path);
+
 // True when, over the last window of about 50 ms, the calling thread spent more than a tenth of
 // the time it wanted to run waiting for a CPU (the kernel's run_delay, /proc/thread-self/schedstat).
 // Reads that file at most once per window (a few microseconds); false where it cannot be read.

@@ -39,7 +39,8 @@ template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   if (begin >= end) return;
   const int64_t n = end - begin;
-  const int64_t grains = (n + std::max<int64_t>(grain, 1) - 1) / std::max<int64_t>(grain, 1);
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t grains = (n + grain - 1) / grain;
   const int64_t threads = std::min<int64_t>(omp_get_max_threads(), grains);
   if (threads <= 1 || running_chunks || omp_in_parallel()) {
     f(begin, end);

@@ -1,6 +1,8 @@
 // Reading the scheduler's counters for this process (machine_load.h says why).
 #include "machine_load.h"
 
+#include "kernels/contention.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -18,11 +20,10 @@ SchedulerClock scheduler_clock() {
   // Each thread's line: nanoseconds on a CPU, nanoseconds waiting in the run queue, time slices.
   std::error_code error;
   for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", error)) {
-    std::ifstream stat(task.path() / "schedstat");
-    double on_cpu_ns = 0, waiting_ns = 0;
-    if (stat >> on_cpu_ns >> waiting_ns) {
-      clock.cpu_seconds += on_cpu_ns * 1e-9;
-      clock.waiting_seconds += waiting_ns * 1e-9;
+    const kernels::SchedStat stat = kernels::read_schedstat((task.path() / "schedstat").c_str());
+    if (stat.read) {
+      clock.cpu_seconds += stat.on_cpu_ns * 1e-9;
+      clock.waiting_seconds += stat.waiting_ns * 1e-9;
       clock.counts_waiting = true;
     }
   }
