@@ -13,7 +13,7 @@ using fixture::scalar_arg;
 Scalar fixture::scalar_arg(const json& v) {
   if (v.is_number_integer()) return Scalar(v.get<int64_t>());
   if (v.is_boolean()) return Scalar(v.get<bool>());
-  return Scalar(v.get<double>());
+  return Scalar(fixture::number(v));  // "nan", "inf" and "-inf" too
 }
 
 namespace {

@@ -3,8 +3,11 @@
 // docstring).
 #include "replay_interpreter.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <sstream>
+#include <unordered_set>
 #include <vector>
 
 #include "op_runner.h"
@@ -37,6 +40,23 @@ Tensor run_statement(const std::string& op, const json& args, const std::vector<
   if (op == "fill_") return Tensor(in[0]).fill_(fixture::scalar_arg(args["value"]));
   if (op == "copy_") return Tensor(in[0]).copy_(in[1]);
   if (op == "detach") return in[0].detach();
+  if (op == "data") return in[0].data();
+  if (op == "resize_") {  // then filled when it grew: the new elements hold whatever memory held
+    Tensor target = in[0];
+    target.resize_(fixture::dims_arg(args["size"]));
+    return args.contains("fill") ? target.fill_(fixture::scalar_arg(args["fill"])) : target;
+  }
+  if (op == "add_out" || op == "sub_out" || op == "mul_out" || op == "div_out" || op == "mm_out" ||
+      op == "matmul_out") {
+    Tensor out = in[0];
+    if (op == "add_out") add_out(out, in[1], in[2]);
+    if (op == "sub_out") sub_out(out, in[1], in[2]);
+    if (op == "mul_out") mul_out(out, in[1], in[2]);
+    if (op == "div_out") div_out(out, in[1], in[2]);
+    if (op == "mm_out") mm_out(out, in[1], in[2]);
+    if (op == "matmul_out") matmul_out(out, in[1], in[2]);
+    return out;
+  }
   if (op == "rsub_scalar") return rsub(in[0], fixture::scalar_arg(args["other"]));
   if (op == "backward") {
     in[0].backward(args.value("ones", 0) ? ones_like(in[0]) : Tensor(), args.value("retain", 0) == 1);
@@ -105,14 +125,16 @@ std::pair<std::string, std::string> compare_record(const Tensor& t, const json& 
   if (t.sizes() != shape) return {"shape", to_string(t.sizes()) + " != " + to_string(shape)};
   const DType dtype = fixture::parse_dtype(record["dtype"]);
   if (t.dtype() != dtype) return {"dtype", to_string(t.dtype()) + " != " + to_string(dtype)};
-  const std::string values = compare_values(t, record);
+  const std::string values = record.contains("uninit") ? "" : compare_values(t, record);
   if (!values.empty()) return {"values", values};
   if (t.requires_grad() != (record.value("rg", 0) == 1))
     return {"requires_grad", t.requires_grad() ? "true, PyTorch false" : "false, PyTorch true"};
   const std::string fn =
       record.contains("fn_e") ? "error: " + record["fn_e"].get<std::string>() : record.value("fn", "");
   if (grad_fn_name(t) != fn) return {"grad_fn", grad_fn_name(t) + " != " + fn};
-  if (t._version() != record.value("ver", 0u))
+  if (t.is_inference() != (record.value("inf", 0) == 1))
+    return {"inference", t.is_inference() ? "an inference tensor, PyTorch's not" : "not an inference tensor"};
+  if (!t.is_inference() && t._version() != record.value("ver", 0u))
     return {"version", std::to_string(t._version()) + " != " + std::to_string(record.value("ver", 0u))};
   if (t.is_contiguous() != (record.value("nc", 0) == 0))
     return {"contiguity", t.is_contiguous() ? "contiguous, PyTorch not" : "not contiguous, PyTorch is"};
@@ -155,32 +177,52 @@ std::optional<Divergence> compare_end(const std::vector<Tensor>& vars, const jso
   }
   for (size_t i = 0; i < vars.size(); ++i) {
     if (!vars[i].defined() || !final_record[i]) continue;
-    std::string why = compare_values(vars[i], *final_record[i]);
-    if (why.empty() && vars[i]._version() != final_version[i])
+    const Dims shape = fixture::dims_arg((*final_record[i])["shape"]);
+    if (vars[i].sizes() != shape)
+      return Divergence{i, op_label(stmts[i]), "final state", to_string(vars[i].sizes()) + " != " + to_string(shape)};
+    std::string why = final_record[i]->contains("uninit") ? "" : compare_values(vars[i], *final_record[i]);
+    if (why.empty() && !vars[i].is_inference() && vars[i]._version() != final_version[i])
       why = "version " + std::to_string(vars[i]._version()) + " != " + std::to_string(final_version[i]);
     if (!why.empty()) return Divergence{i, op_label(stmts[i]), "final state", why};
   }
   return std::nullopt;
 }
 
-}  // namespace
+// What about a statement explains a known difference (test_replay.cpp), added to its divergence's
+// detail: an inference tensor used outside inference mode, an out= whose out shares memory with
+// an input.
+std::string circumstances_of(const json& stmt, const std::vector<Tensor>& in) {
+  std::string found;
+  const bool inference_input =
+      std::any_of(in.begin(), in.end(), [](const Tensor& t) { return t.defined() && t.is_inference(); });
+  if (inference_input && stmt.value("im", 0) == 0) found += " [an inference tensor's op outside inference mode]";
+  const std::string op = stmt["op"];
+  if (op.ends_with("_out") && in.size() == 3 && (in[0].is_alias_of(in[1]) || in[0].is_alias_of(in[2])))
+    found += " [out shares memory with an input]";
+  return found;
+}
 
-std::optional<Divergence> run_program(const json& program) {
-  std::vector<Tensor> vars;
+// Runs the statements into `vars`, comparing as it goes: the first divergence, if any.
+std::optional<Divergence> run_statements(const json& program, std::vector<Tensor>& vars) {
   const json no_args = json::object();
   const json& stmts = program["stmts"];
   for (size_t s = 0; s < stmts.size(); ++s) {
     const json& stmt = stmts[s];
     const std::string op = stmt["op"];
-    auto diverged = [&](std::string aspect, std::string detail) {
-      return Divergence{s, op_label(stmt), std::move(aspect), std::move(detail)};
-    };
     std::vector<Tensor> in;
     for (const json& i : stmt["in"]) in.push_back(vars.at(i.get<size_t>()));
+    const std::string circumstances = circumstances_of(stmt, in);
+    auto diverged = [&](std::string aspect, std::string detail) {
+      return Divergence{s, op_label(stmt), std::move(aspect), std::move(detail) + circumstances};
+    };
     Tensor result;
     std::string error;
     try {
       AutoGradMode grad_mode(stmt.value("ng", 0) == 0);
+      std::optional<InferenceMode> inference_mode;
+      if (stmt.value("im", 0) == 1) inference_mode.emplace();
+      std::optional<AutocastGuard> autocast;
+      if (stmt.value("ac", 0) == 1) autocast.emplace(DeviceType::CPU, kBFloat16);
       result = run_statement(op, stmt.contains("a") ? stmt["a"] : no_args, in);
     } catch (const InternalError& e) {
       return diverged("crash", std::string("internal error: ") + e.what());
@@ -207,6 +249,47 @@ std::optional<Divergence> run_program(const json& program) {
     }
   }
   return compare_end(vars, program);
+}
+
+// A tensor whose own graph saved it: tensor -> grad_fn -> ... -> node -> saved tensor, the same
+// tensor. Nothing outside holds the cycle, yet reference counts never reach zero.
+bool saved_by_its_own_graph(const Tensor& t) {
+  try {
+    if (!t.defined() || !t.grad_fn()) return false;
+  } catch (const Error&) {  // a no_grad view whose base changed: asking for its grad_fn raises
+    return false;
+  }
+  for (const autograd::SavedInGraph& saved : autograd::saved_tensors_in_graph(t))
+    if (saved.tensor.impl() == t.impl()) return true;
+  return false;
+}
+
+// Frees what every node of t's graph saved, which breaks a cycle through a saved tensor.
+void release_graph(const Tensor& t) {
+  std::vector<autograd::Node*> to_visit{t.grad_fn().get()};
+  std::unordered_set<autograd::Node*> seen;
+  while (!to_visit.empty()) {
+    autograd::Node* node = to_visit.back();
+    to_visit.pop_back();
+    if (!seen.insert(node).second) continue;
+    node->release();
+    for (const autograd::Edge& edge : node->next_edges)
+      if (edge.node) to_visit.push_back(edge.node.get());
+  }
+}
+
+}  // namespace
+
+ProgramRun run_program(const json& program) {
+  std::vector<Tensor> vars;
+  ProgramRun run;
+  run.divergence = run_statements(program, vars);
+  for (const Tensor& t : vars) {
+    if (!saved_by_its_own_graph(t)) continue;
+    run.keeps_itself_alive = true;
+    release_graph(t);  // so that the next program starts from nothing allocated
+  }
+  return run;
 }
 
 std::string bucket(const Divergence& divergence) { return divergence.aspect + ": " + divergence.op; }

@@ -20,8 +20,16 @@ struct Divergence {
   std::string detail;  // what differed: both sides' value or text
 };
 
-// Runs `program` through ember; the first divergence, or nothing when every statement matched.
-std::optional<Divergence> run_program(const fixture::json& program);
+struct ProgramRun {
+  std::optional<Divergence> divergence;  // the first, or nothing when every statement matched
+  // A tensor of the program is saved by its own graph (an in-place op on a tensor a node of its
+  // graph saved): a reference cycle that keeps its memory allocated. PyTorch 1.13 has the same
+  // cycle (it saves such a tensor as it is, saved_variable.cpp), so it leaks there too.
+  bool keeps_itself_alive = false;
+};
+
+// Runs `program` through ember, statement by statement.
+ProgramRun run_program(const fixture::json& program);
 
 // The cause bucket a divergence counts under: "<aspect>: <op>".
 std::string bucket(const Divergence& divergence);

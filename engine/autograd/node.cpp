@@ -36,17 +36,28 @@ void Node::release() {
   if (auto* copy_slices = std::get_if<CopySlices>(&fn)) copy_slices->fn->release();
 }
 
-std::vector<Tensor> Node::saved_tensors() {
+namespace {
+
+// The tensors `node` still holds for its formula, each as `read` gives it.
+template <typename Read>
+std::vector<Tensor> saved_by(Node& node, Read read) {
   std::vector<Tensor> tensors;
   auto add = [&](const SavedTensor& saved) {
     if (saved.is_released()) return;
-    if (Tensor t = saved.unpack(); t.defined()) tensors.push_back(t);
+    if (Tensor t = read(saved); t.defined()) tensors.push_back(t);
   };
   std::visit(
-      [&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, saved_tensors_of(backward)); }, fn);
-  if (auto* copy_slices = std::get_if<CopySlices>(&fn))
-    for (Tensor& t : copy_slices->fn->saved_tensors()) tensors.push_back(t);
+      [&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, saved_tensors_of(backward)); },
+      node.fn);
+  if (auto* copy_slices = std::get_if<CopySlices>(&node.fn))
+    for (Tensor& t : saved_by(*copy_slices->fn, read)) tensors.push_back(t);
   return tensors;
+}
+
+}  // namespace
+
+std::vector<Tensor> Node::saved_tensors() {
+  return saved_by(*this, [](const SavedTensor& saved) { return saved.unpack(); });
 }
 
 std::vector<SavedInGraph> saved_tensors_in_graph(const Tensor& root) {
@@ -58,7 +69,9 @@ std::vector<SavedInGraph> saved_tensors_in_graph(const Tensor& root) {
     Node* node = to_visit.back();
     to_visit.pop_back();
     if (!seen.insert(node).second) continue;
-    for (Tensor& t : node->saved_tensors()) found.push_back({node->name(), t});
+    // What it holds, read without unpack()'s version check: a tensor changed in place is still kept alive.
+    for (Tensor& t : saved_by(*node, [](const SavedTensor& saved) { return saved.held(); }))
+      found.push_back({node->name(), t});
     for (auto it = node->next_edges.rbegin(); it != node->next_edges.rend(); ++it)
       if (it->node) to_visit.push_back(it->node.get());
   }

@@ -33,6 +33,8 @@ class SavedTensor {
 
   // The tensor, after checking it was neither freed by backward nor modified in place since.
   Tensor unpack() const;
+  // The tensor as it is held, whatever its version: what the node keeps alive.
+  const Tensor& held() const { return tensor_; }
   // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
   void release();
   bool is_released() const { return released_; }

@@ -7,6 +7,7 @@
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
+#include "out_arguments.h"
 #include "shape_rules.h"
 
 namespace ember {
@@ -48,14 +49,19 @@ void run_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha,
   kernels.gemm(out, gemm_operand(a), gemm_operand(b), alpha, beta, bias);
 }
 
+// mm's checks of its arguments, before it allocates (or mm_out resizes) the result.
+void check_mm_arguments(const Tensor& a, const Tensor& b) {
+  internal::check_same_device({{"self", a}, {"mat2", b}}, "wrapper_mm");
+  EMBER_CHECK(a.dim() == 2, "self must be a matrix");
+  EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
+  check_shapes_multiply(a, b);
+}
+
 struct Mm : FunctionalOp {
   static constexpr const char* name = "aten::mm";
   static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
   static Tensor compute(const Tensor& a, const Tensor& b) {
-    internal::check_same_device({{"self", a}, {"mat2", b}}, "wrapper_mm");
-    EMBER_CHECK(a.dim() == 2, "self must be a matrix");
-    EMBER_CHECK(b.dim() == 2, "mat2 must be a matrix");
-    check_shapes_multiply(a, b);
+    check_mm_arguments(a, b);
     // The result has a's dtype. With nothing to compute, or an empty inner dim (zeros), no data is
     // read, so PyTorch makes no dtype check: mm(float32 [2, 0], float64 [0, 3]) is float32 zeros.
     Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
@@ -139,6 +145,7 @@ struct Bmm : FunctionalOp {
 struct Dot : FunctionalOp {
   static constexpr const char* name = "aten::dot";
   static Tensor compute(const Tensor& a, const Tensor& b) {
+    EMBER_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(), "D tensors");
     EMBER_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
                 b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
                 " elements respectively");
@@ -193,15 +200,20 @@ struct Matmul : CompositeOp {
     if (dim1 == 2 && dim2 == 1) return call<Mv>(a, b);
     if (dim1 == 1 && dim2 == 2) return squeeze_fresh(mm(a.unsqueeze(0), b), 0);
     if (dim1 == 2 && dim2 == 2) return mm(a, b);
-    if (dim1 >= 3 && (dim2 == 1 || dim2 == 2)) {
-      // Fold the batch dims of `a` into its rows: one mm instead of many small products.
-      Dims output_size(std::span<const int64_t>(a.sizes().data(), dim1 - 1));
-      // The row count is computed, not inferred: reshape({-1, 0}) would be ambiguous when a's last dim is 0.
+    if (matmul_folds(a.sizes(), a.strides(), dim2) || matmul_folds(b.sizes(), b.strides(), dim1)) {
+      // Fold the batch dims of the larger operand into its rows: one mm or mv instead of many small
+      // products. A batch on the right is folded as its transpose, b^T a^T, and transposed back.
+      const bool transpose = dim2 > dim1;
+      const Tensor batch = transpose ? b.transpose(-2, -1) : a;
+      const Tensor other = !transpose ? b : dim1 == 2 ? a.t() : a;
+      Dims output_size(std::span<const int64_t>(batch.sizes().data(), batch.dim() - 1));
+      // The row count is computed, not inferred: reshape({-1, 0}) would be ambiguous when the last dim is 0.
       const int64_t rows = product(output_size);
-      if (dim2 == 2) output_size.push_back(b.size(-1));
-      Tensor folded = a.reshape({rows, a.size(-1)});
-      Tensor out = mm(folded, dim2 == 1 ? b.unsqueeze(-1) : b);
-      return unsafe_view(out, output_size);
+      const Tensor folded = batch.reshape({rows, batch.size(-1)});
+      if (other.dim() == 1) return unsafe_view(call<Mv>(folded, other), output_size);
+      output_size.push_back(other.size(1));
+      Tensor out = unsafe_view(mm(folded, other), output_size);
+      return transpose ? out.transpose(-2, -1).contiguous() : out;
     }
     // Batched product with broadcasting of the batch dims.
     const int64_t n = dim1 > 1 ? a.size(-2) : 1, m1 = a.size(-1);
@@ -244,6 +256,105 @@ struct Linear : CompositeOp {
 Tensor matmul(const Tensor& a, const Tensor& b) { return call<Matmul>(a, b); }
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return call<Linear>(input, weight, bias);
+}
+
+// ---- the products' out= variants: each checks and resizes out where ATen's does, so an error
+// leaves out as PyTorch leaves it. PyTorch does not autocast out= variants: the product keeps its
+// operands' dtype. ----
+namespace {
+
+void check_out_dtype(const Tensor& out, DType dtype) {
+  EMBER_CHECK(out.dtype() == dtype, "Expected out tensor to have dtype ", type_meta_name(dtype), ", but got ",
+              type_meta_name(out.dtype()), " instead");
+}
+
+// Writes a product of out's dtype into out, resized to it.
+Tensor& write_product(Tensor& out, const Tensor& product) {
+  check_out_dtype(out, product.dtype());
+  internal::resize_output(out, product.sizes());
+  return out.copy_(product);
+}
+
+// An operand as it is before out is resized: ATen resizes out before it computes, and when out is
+// the operand itself, the resize changes it. ATen then reads the operand while it writes out, which
+// gives other values; ember computes into a fresh tensor from the operand as it was and copies (a
+// difference the replay documents, test_replay.cpp).
+Tensor as_it_is_now(const Tensor& operand) {
+  return Tensor(std::make_shared<TensorImpl>(*operand.impl(), operand.sizes(), operand.strides(),
+                                             operand.storage_offset(), operand.dtype()));
+}
+
+// The product matmul runs for these operands (both at least 1-D), which its out= errors name.
+const char* matmul_product(const Tensor& a, const Tensor& b) {
+  const int64_t dim1 = a.dim(), dim2 = b.dim();
+  if (dim1 == 1 && dim2 == 1) return "dot";
+  if ((dim1 <= 2 && dim2 <= 2) || matmul_folds(a.sizes(), a.strides(), dim2)) return dim2 == 1 ? "mv" : "mm";
+  if (matmul_folds(b.sizes(), b.strides(), dim1)) return dim1 == 1 ? "mv" : "mm";
+  return "bmm";
+}
+
+// at::dot_out resizes out to a scalar before it checks the dtypes and computes.
+Tensor& dot_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  internal::resize_output(out, {});
+  EMBER_CHECK(out.dtype() == a.dtype(), "result dtype ", scalar_type_name(out.dtype()), " does not match input dtype ",
+              scalar_type_name(a.dtype()));
+  return out.copy_(call<Dot>(a, b));
+}
+
+// PyTorch's out.squeeze_(0): a change of sizes only, yet an in-place op, so it counts as a write.
+void squeeze_first_dim_in_place(Tensor& out) {
+  const size_t rest = out.sizes().size() - 1;
+  out.impl()->set_layout(Dims(std::span<const int64_t>(out.sizes().data() + 1, rest)),
+                         Dims(std::span<const int64_t>(out.strides().data() + 1, rest)), out.storage_offset());
+  out.impl()->version_counter->bump();
+}
+
+}  // namespace
+
+// A structured kernel's order: autograd's refusal, mm's checks, out's dtype, the resize, the product.
+Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  autocast::Suspend no_autocast;
+  internal::check_no_autograd("mm", {&a, &b, &out});
+  check_mm_arguments(a, b);
+  check_out_dtype(out, a.dtype());
+  const Tensor a_now = as_it_is_now(a), b_now = as_it_is_now(b);
+  internal::resize_output(out, {a.size(0), b.size(1)});
+  return out.copy_(mm(a_now, b_now));
+}
+
+// matmul's out= follows its product: a vector times a matrix is written as a row and squeezed; a
+// folded batch is written through out reshaped to the folded rows, after out was resized (matmul
+// itself records nothing, so the refusal of an out that requires grad comes from the product).
+Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
+  autocast::Suspend no_autocast;
+  const int64_t dim1 = a.dim(), dim2 = b.dim();
+  EMBER_CHECK(dim1 > 0 && dim2 > 0, "both arguments to matmul need to be at least 1D, but they are ", dim1, "D and ",
+              dim2, "D");
+  if (dim1 == 1 && dim2 == 2) {
+    mm_out(out, a.unsqueeze(0), b);
+    squeeze_first_dim_in_place(out);
+    return out;
+  }
+  if (dim1 == 2 && dim2 == 2) return mm_out(out, a, b);
+  if (dim1 >= 3 && matmul_folds(a.sizes(), a.strides(), dim2)) {
+    Dims output_size(std::span<const int64_t>(a.sizes().data(), dim1 - 1));
+    const int64_t rows = product(output_size);
+    if (dim2 == 2) output_size.push_back(b.size(1));
+    const Tensor folded = a.reshape({rows, a.size(-1)});
+    internal::resize_output(out, output_size);
+    Tensor folded_out = dim2 == 2 ? out.reshape({rows, b.size(-1)}) : out.reshape({rows});
+    if (dim2 == 2) {
+      mm_out(folded_out, folded, b);
+    } else {
+      internal::check_no_autograd("mv", {&folded, &b, &folded_out});
+      write_product(folded_out, call<Mv>(folded, b));
+    }
+    if (!folded_out.is_alias_of(out)) out.copy_(folded_out);
+    return out;
+  }
+  internal::check_no_autograd(matmul_product(a, b), {&a, &b, &out});
+  if (dim1 == 1 && dim2 == 1) return dot_out(out, a, b);
+  return write_product(out, matmul(a, b));  // mv, a batch folded on the right, bmm
 }
 
 }  // namespace ember

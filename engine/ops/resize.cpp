@@ -6,14 +6,15 @@
 // would have to record.
 #include <cstring>
 
-#include "autocast/autocast.h"
 #include "core/cuda_backend.h"
 #include "core/grad_mode.h"
 #include "core/inference_mode.h"
 #include "core/memory_overlap.h"
 #include "core/size_arithmetic.h"
 #include "core/warning.h"
+#include "elementwise.h"
 #include "ops.h"
+#include "out_arguments.h"
 #include "shape_rules.h"
 #include "type_promotion.h"
 
@@ -51,9 +52,8 @@ Tensor& Tensor::resize_(const Dims& new_sizes) {
   return *this;
 }
 
-namespace {
+namespace internal {
 
-// Before anything else: an out= call records no graph, so it may not see a tensor that needs one.
 void check_no_autograd(const char* op, std::initializer_list<const Tensor*> arguments) {
   if (!GradMode::is_enabled()) return;
   for (const Tensor* t : arguments)
@@ -62,9 +62,7 @@ void check_no_autograd(const char* op, std::initializer_list<const Tensor*> argu
                 "arguments requires grad.");
 }
 
-// at::native::resize_output: an out of another shape is resized, with a warning unless it was empty
-// (PyTorch's text without its "(Triggered internally at ...)" source location). Below autograd: an
-// out that requires grad is resized (the out= call is only allowed then under no_grad).
+// The warning is PyTorch's text without its "(Triggered internally at ...)" source location.
 void resize_output(Tensor& out, const Dims& shape) {
   if (out.sizes() == shape) return;
   if (out.numel() != 0)
@@ -76,33 +74,31 @@ void resize_output(Tensor& out, const Dims& shape) {
   resize_below_autograd(*out.impl(), shape);
 }
 
-// TensorIterator resizes out to the broadcast shape before it computes, so a shape whose element
-// count overflows gets resize_'s text, "numel: integer multiplication overflow", not an allocation's.
-void check_broadcast_count(const Tensor& a, const Tensor& b) { product(broadcast_shapes(a.sizes(), b.sizes())); }
+}  // namespace internal
 
-// TensorIterator's memory checks of out against the inputs: first, and again once out is resized
-// (grown, it can come to overlap an input it did not).
-void check_out_overlap(const Tensor& out, const Tensor& a, const Tensor& b) {
+namespace {
+
+using internal::check_no_autograd;
+using internal::resize_output;
+
+// TensorIterator's steps before it computes: the memory checks of out against the inputs, then
+// the broadcast shape (a shape whose element count overflows gets resize_'s text, "numel: integer
+// multiplication overflow", not an allocation's), which an out that is also an input, read and
+// written, must already have.
+void check_elementwise_out(const Tensor& out, const Tensor& a, const Tensor& b) {
   internal::check_no_internal_overlap(out);
   internal::check_no_partial_overlap(out, a);
   internal::check_no_partial_overlap(out, b);
+  const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
+  product(shape);
+  const bool read_and_written = out.impl() == a.impl() || out.impl() == b.impl();
+  EMBER_CHECK(!read_and_written || out.sizes() == shape, "output with shape ", to_string(out.sizes()),
+              " doesn't match the broadcast shape ", to_string(shape));
 }
 
 // Element-wise ops write any result their dtype rules allow into out, converting it.
-Tensor& write_elementwise(Tensor& out, const Tensor& result, const Tensor& a, const Tensor& b) {
+Tensor& write_elementwise(Tensor& out, const Tensor& result) {
   internal::check_can_cast(result.dtype(), out.dtype());
-  resize_output(out, result.sizes());
-  check_out_overlap(out, a, b);
-  return out.copy_(result);
-}
-
-// Products need out's dtype to be the result's.
-Tensor& write_product(Tensor& out, const Tensor& result, bool dot) {
-  if (dot)
-    EMBER_CHECK(out.dtype() == result.dtype(), "result dtype ", scalar_type_name(out.dtype()),
-                " does not match input dtype ", scalar_type_name(result.dtype()));
-  EMBER_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ", type_meta_name(result.dtype()),
-              ", but got ", type_meta_name(out.dtype()), " instead");
   resize_output(out, result.sizes());
   return out.copy_(result);
 }
@@ -111,46 +107,27 @@ Tensor& write_product(Tensor& out, const Tensor& result, bool dot) {
 
 Tensor& add_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_no_autograd("add", {&a, &b, &out});
-  check_out_overlap(out, a, b);
-  check_broadcast_count(a, b);
-  return write_elementwise(out, add(a, b, alpha), a, b);
+  check_elementwise_out(out, a, b);
+  return write_elementwise(out, add(a, b, alpha));
 }
 
 Tensor& sub_out(Tensor& out, const Tensor& a, const Tensor& b, Scalar alpha) {
   check_no_autograd("sub", {&a, &b, &out});
-  check_out_overlap(out, a, b);
-  check_broadcast_count(a, b);
-  return write_elementwise(out, sub(a, b, alpha), a, b);
+  elementwise::check_bool_subtraction(kernels::BinaryOp::Sub, a.dtype(), b.dtype());  // sub's own check comes first
+  check_elementwise_out(out, a, b);
+  return write_elementwise(out, sub(a, b, alpha));
 }
 
 Tensor& mul_out(Tensor& out, const Tensor& a, const Tensor& b) {
   check_no_autograd("mul", {&a, &b, &out});
-  check_out_overlap(out, a, b);
-  check_broadcast_count(a, b);
-  return write_elementwise(out, mul(a, b), a, b);
+  check_elementwise_out(out, a, b);
+  return write_elementwise(out, mul(a, b));
 }
 
 Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b) {
   check_no_autograd("div", {&a, &b, &out});
-  check_out_overlap(out, a, b);
-  check_broadcast_count(a, b);
-  return write_elementwise(out, div(a, b), a, b);
-}
-
-// PyTorch does not autocast the out= variants: the product keeps its operands' dtype.
-Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  autocast::Suspend no_autocast;
-  check_no_autograd("mm", {&a, &b, &out});
-  return write_product(out, mm(a, b), /*dot=*/false);
-}
-
-// matmul picks a product by the operands' dims, and its out= errors name that product.
-Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
-  autocast::Suspend no_autocast;
-  const bool dot = a.dim() == 1 && b.dim() == 1;
-  const bool batched = a.dim() >= 3 && b.dim() >= 3;
-  check_no_autograd(dot ? "dot" : a.dim() == 2 && b.dim() == 1 ? "mv" : batched ? "bmm" : "mm", {&a, &b, &out});
-  return write_product(out, matmul(a, b), dot);
+  check_elementwise_out(out, a, b);
+  return write_elementwise(out, div(a, b));
 }
 
 }  // namespace ember

@@ -83,4 +83,11 @@ std::optional<Dims> view_strides(const Dims& sizes, const Dims& strides, const D
   return new_strides;
 }
 
+bool matmul_folds(const Dims& sizes, const Dims& strides, int64_t other_dim) {
+  const size_t dim = sizes.size();
+  if (dim < 3 || (other_dim != 1 && other_dim != 2)) return false;
+  const bool transposed_batch = dim == 3 && other_dim == 2 && strides[2] != 1 && strides[0] == sizes[1] * sizes[2];
+  return !transposed_batch;
+}
+
 }  // namespace ember
