@@ -34,6 +34,13 @@
 // reshapes from a temporary is not a view. Primitives that build on each other call each other's
 // compute.
 //
+// Note [Inference tensors skip autograd]
+// Inside InferenceMode, an op whose tensor arguments are all inference tensors runs its compute and
+// nothing else: no grad check, no BelowAutograd guard, no version bump, no view record. PyTorch's
+// dispatcher does the same, since inference tensors lack the Autograd and ADInplaceOrView keys;
+// it is the per-op work InferenceMode saves over no_grad (with the version counter an inference
+// tensor does not allocate, version_counter.h).
+//
 // Note [Integers never require grad]
 // Only floating-point tensors take part in autograd. An op whose result is an integer or bool
 // tensor records no node even when an input requires grad (`(x * 2).to(kInt64)`, `x.argmax()`),
@@ -91,6 +98,10 @@ auto run(const Args&... args) {
   if constexpr (Op::kind == OpKind::Composite) {
     return Op::compute(args...);  // the public ops inside record their own nodes
   } else if constexpr (Op::kind == OpKind::InPlace) {
+    if (autograd::skips_autograd(args...)) {  // see Note [Inference tensors skip autograd]
+      Op::compute(args...);
+      return;
+    }
     const Tensor& self = std::get<0>(std::tie(args...));
     const bool any_requires_grad =
         autograd::any_requires_grad(args...) && (!Op::rules_need_floating_self || self.is_floating_point());
@@ -104,6 +115,7 @@ auto run(const Args&... args) {
     }
     autograd::finish_inplace(self, node);
   } else {
+    if (autograd::skips_autograd(args...)) return Op::compute(args...);  // Note [Inference tensors skip autograd]
     const bool recording = autograd::any_requires_grad(args...);
     auto result = [&] {
       autograd::BelowAutograd below;

@@ -30,10 +30,30 @@ struct Run {
 template <size_t N>
 using Operands = std::array<std::reference_wrapper<const Tensor>, N>;
 
+// One run of `count` elements from `base` with these byte strides: large ones are split into
+// pieces, one per thread.
+template <size_t N, typename Body>
+void one_run(const std::array<char*, N>& base, const std::array<int64_t, N>& stride, int64_t count, Body& body) {
+  parallel_for(0, count, kGrainSize, [&](int64_t first, int64_t last) {
+    Run<N> run{base, stride, last - first};
+    for (size_t k = 0; k < N; ++k) run.data[k] += first * stride[k];
+    body(run);
+  });
+}
+
 template <size_t N, typename Body>
 void for_each_run(const Operands<N>& operands, Body&& body) {
   const Dims& sizes = operands[0].get().sizes();
   if (operands[0].get().numel() == 0) return;
+  std::array<char*, N> base;
+  for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k].get().raw_data());
+  // The common case first, from each tensor's cached flag: all contiguous, so one run of unit strides.
+  if (std::all_of(operands.begin(), operands.end(), [](const Tensor& t) { return t.is_contiguous(); })) {
+    std::array<int64_t, N> unit;
+    for (size_t k = 0; k < N; ++k) unit[k] = operands[k].get().element_size();
+    one_run<N>(base, unit, operands[0].get().numel(), body);
+    return;
+  }
   // Per-operand byte strides, dropping size-1 dims and merging mergeable neighbours.
   Dims merged_sizes;
   std::array<Dims, N> strides;
@@ -52,8 +72,6 @@ void for_each_run(const Operands<N>& operands, Body&& body) {
         strides[k].push_back(operands[k].get().stride(d) * operands[k].get().element_size());
     }
   }
-  std::array<char*, N> base;
-  for (size_t k = 0; k < N; ++k) base[k] = static_cast<char*>(operands[k].get().raw_data());
   if (merged_sizes.empty()) {  // a single element
     Run<N> run{base, {}, 1};
     body(run);
@@ -66,12 +84,8 @@ void for_each_run(const Operands<N>& operands, Body&& body) {
   int64_t outer = 1;
   for (int64_t d = 0; d < inner; ++d) outer *= merged_sizes[d];
 
-  if (outer == 1) {  // one run: large ones are split into pieces, one per thread
-    parallel_for(0, count, kGrainSize, [&](int64_t first, int64_t last) {
-      Run<N> run{base, inner_stride, last - first};
-      for (size_t k = 0; k < N; ++k) run.data[k] += first * inner_stride[k];
-      body(run);
-    });
+  if (outer == 1) {
+    one_run<N>(base, inner_stride, count, body);
     return;
   }
   // Runs [first, last) of the outer dimensions, walked with an odometer from the first one's index.

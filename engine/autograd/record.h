@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/grad_mode.h"
+#include "core/inference_mode.h"
 #include "node.h"
 
 namespace ember::autograd {
@@ -31,6 +32,18 @@ bool any_requires_grad(const Args&... args) {
   bool any = false;
   for_each_tensor([&](const Tensor& t) { any = any || (t.defined() && t.requires_grad()); }, args...);
   return any;
+}
+
+// True inside InferenceMode when every tensor argument is an inference tensor: such tensors have
+// no version counter, no autograd data and cannot require grad, so PyTorch's dispatcher skips its
+// autograd layers (Autograd, ADInplaceOrView) for the call, and ember's skips step 4 (dispatch.h).
+template <typename... Args>
+bool skips_autograd(const Args&... args) {
+  if (!InferenceMode::is_enabled()) return false;
+  bool all_inference = true;
+  for_each_tensor([&](const Tensor& t) { all_inference = all_inference && (!t.defined() || t.is_inference()); },
+                  args...);
+  return all_inference;
 }
 
 uint64_t next_sequence_nr();                      // creation order of nodes

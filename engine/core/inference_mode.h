@@ -26,10 +26,12 @@ class InferenceMode {
   InferenceMode(const InferenceMode&) = delete;
   InferenceMode& operator=(const InferenceMode&) = delete;
 
-  static bool is_enabled();
+  static bool is_enabled() { return enabled_on_this_thread; }
 
  private:
-  static void set_enabled(bool enabled);
+  static void set_enabled(bool enabled) { enabled_on_this_thread = enabled; }
+  // Inline, so that the dispatcher's test of it on every op is a load, not a call.
+  static inline thread_local bool enabled_on_this_thread = false;
   bool previous_inference_;
   bool previous_grad_;
 };

@@ -8,10 +8,13 @@ namespace ember {
 namespace {
 // Inference tensors keep no count, so they need no counter of their own: they all share this one,
 // which never counts, and making one allocates nothing for it (part of why inference_mode is
-// cheaper than no_grad; PyTorch's inference tensors have no VariableVersion either).
+// cheaper than no_grad; PyTorch's inference tensors have no VariableVersion either). It is held
+// through a shared_ptr that owns nothing (the aliasing constructor, over a static counter), so
+// making and freeing an inference tensor does not touch a reference count either.
 const std::shared_ptr<VersionCounter>& no_version_counter() {
-  static const std::shared_ptr<VersionCounter> disabled = std::make_shared<VersionCounter>(false);
-  return disabled;
+  static VersionCounter disabled(false);
+  static const std::shared_ptr<VersionCounter> unowned(std::shared_ptr<VersionCounter>(), &disabled);
+  return unowned;
 }
 }  // namespace
 

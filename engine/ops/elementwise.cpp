@@ -73,7 +73,7 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
   internal::check_same_device(a, b);
   check_bool_subtraction(op, a.dtype(), b.dtype());
-  broadcast_shapes(a.sizes(), b.sizes());  // TensorIterator's shape error comes before alpha's
+  if (a.sizes() != b.sizes()) broadcast_shapes(a.sizes(), b.sizes());  // its error comes before alpha's
   const DType result = binary_result_dtype(op, internal::result_type(a, b));
   check_alpha(alpha, result);
   return compute_binary(op, a, b, alpha, result);
