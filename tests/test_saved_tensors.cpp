@@ -162,8 +162,9 @@ TEST_CASE("gradients through nodes that kept one operand agree with finite diffe
       {"addcdiv", [](const Tensor& a, const Tensor& b) { return addcdiv(b, a, b); }},
   };
   const Tensor constant = arange(1.0, 5.0, 1.0, kFloat64).reshape({2, 2});
-  for (const auto& [name, product] : products) {
-    INFO(name);
+  for (const auto& entry : products) {  // no structured binding: a lambda below captures it (clang 14)
+    const auto& product = entry.second;
+    INFO(entry.first);
     const Tensor x = arange(2.0, 6.0, 1.0, kFloat64).reshape({2, 2}).requires_grad_();
     CHECK(gradcheck([&](const auto& in) { return product(in[0], constant); }, {x}) == "");
     const Tensor y = arange(2.0, 6.0, 1.0, kFloat64).reshape({2, 2}).requires_grad_();
