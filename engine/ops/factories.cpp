@@ -32,10 +32,17 @@ namespace {
 struct OnesLike : CompositeOp {
   static constexpr const char* name = "aten::ones_like";
   static Tensor compute(const Tensor& t) {
-    // Laid out like t (PyTorch's memory_format=preserve); filled on the CPU: CUDA has no fill kernel yet.
+    // Laid out like t (PyTorch's memory_format=preserve), made by empty_like as ATen's is (so a
+    // profile shows aten::empty_like > aten::empty_strided, then aten::fill_); filled on the CPU:
+    // CUDA has no fill kernel yet.
+    if (t.device().is_cpu()) {
+      Tensor out = internal::recorded_empty_like(t, MemoryFormat::Preserve);
+      internal::fill_new_tensor(out, 1);
+      return out;
+    }
     Tensor out = internal::new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), t.dtype());
     internal::fill_new_tensor(out, 1);
-    return t.device().is_cpu() ? out : out.to(t.device());
+    return out.to(t.device());
   }
 };
 }  // namespace
