@@ -44,9 +44,8 @@ void report(const memory_leak::Result& result, const std::string& folder) {
   for (const auto& op : result.allocated_by)
     std::printf("  %-31s %4lld calls %+10lld bytes%s\n", op.op.c_str(), static_cast<long long>(op.calls),
                 static_cast<long long>(op.bytes), op.op == "[memory]" ? " (freed between ops)" : "");
-  std::printf("  %-42s %+10lld bytes: %s what one kept loss holds\n", "together",
-              static_cast<long long>(result.profiled_bytes),
-              result.profiled_bytes == result.held_bytes ? "exactly" : "NOT");
+  std::printf("  %-42s %+10lld bytes: %s the growth per step of the first loop\n", "together",
+              static_cast<long long>(result.profiled_bytes), result.profiled_bytes == leak ? "exactly" : "NOT");
   std::printf("\nAfter backward() the saved tensors are freed, so a kept loss holds only itself (%lld bytes).\n",
               static_cast<long long>(result.loss_bytes));
   std::printf("Keep loss.item() (or loss.detach()) and nothing grows.\n\n");

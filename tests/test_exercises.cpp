@@ -38,6 +38,7 @@ TEST_CASE("exercise 1: profile_memory names the ops that allocated what a kept l
           "[exercises]") {
   const memory_leak::Result result = memory_leak::run(kCPU, 2);
   CHECK(result.profiled_bytes == result.held_bytes);
+  CHECK(result.profiled_bytes == result.curves[0].bytes_per_step());
   // The two kept activations [32, 256] are relu's, made by its clamp_min; log_softmax's output is
   // saved too. The layers' outputs (addmm's) are freed between ops, once relu or log_softmax has
   // read them: "[memory]" gives back exactly what addmm allocated.
