@@ -14,21 +14,23 @@ bool documented(const std::string& name, const std::string& parent) {
       [&](const auto& row) { return name == row.name && (std::string(row.under).empty() || parent == row.under); });
 }
 
-std::vector<Node> without_documented(const fixture::json& events, const std::string& parent) {
+std::vector<Node> without_documented(const fixture::json& events, const std::string& parent, WithShapes with_shapes) {
   std::vector<Node> nodes;
   for (const fixture::json& event : events) {
     const std::string name = event["name"];
-    std::vector<Node> children = without_documented(event["children"], name);
+    std::vector<Node> children = without_documented(event["children"], name, with_shapes);
     if (documented(name, parent)) nodes.insert(nodes.end(), children.begin(), children.end());
-    else nodes.push_back({name, std::move(children)});
+    else
+      nodes.push_back(
+          {name, with_shapes == WithShapes::Yes ? event["input_shapes"].get<Shapes>() : Shapes{}, std::move(children)});
   }
   return nodes;
 }
 
-Node ember_subtree(const ember::profiler::EventList& list, int64_t index) {
+Node ember_subtree(const ember::profiler::EventList& list, int64_t index, WithShapes with_shapes) {
   const ember::profiler::Event& event = list.events()[index];
-  Node node{event.name, {}};
-  for (int64_t child : event.children) node.children.push_back(ember_subtree(list, child));
+  Node node{event.name, with_shapes == WithShapes::Yes ? event.input_shapes : Shapes{}, {}};
+  for (int64_t child : event.children) node.children.push_back(ember_subtree(list, child, with_shapes));
   return node;
 }
 
@@ -41,19 +43,23 @@ void count_edges(const std::vector<Node>& nodes, const std::string& parent, std:
 
 void print(const std::vector<Node>& nodes, int depth, std::string& out) {
   for (const Node& node : nodes) {
-    out += std::string(2 * depth, ' ') + node.name + "\n";
+    out += std::string(2 * depth, ' ') + node.name;
+    if (!node.input_shapes.empty()) out += " " + ember::profiler::shapes_string(node.input_shapes);
+    out += "\n";
     print(node.children, depth + 1, out);
   }
 }
 
 }  // namespace
 
-std::vector<Node> pytorch_tree(const fixture::json& events) { return without_documented(events, ""); }
+std::vector<Node> pytorch_tree(const fixture::json& events, WithShapes with_shapes) {
+  return without_documented(events, "", with_shapes);
+}
 
-std::vector<Node> ember_tree(const ember::profiler::EventList& list) {
+std::vector<Node> ember_tree(const ember::profiler::EventList& list, WithShapes with_shapes) {
   std::vector<Node> roots;
   for (size_t i = 0; i < list.events().size(); ++i)
-    if (list.events()[i].parent < 0) roots.push_back(ember_subtree(list, static_cast<int64_t>(i)));
+    if (list.events()[i].parent < 0) roots.push_back(ember_subtree(list, static_cast<int64_t>(i), with_shapes));
   return roots;
 }
 

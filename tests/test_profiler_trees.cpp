@@ -1,7 +1,7 @@
 // Small profiled lines record PyTorch 1.13's event trees exactly: the same events, as often, in
-// the same order, nested the same way, with the calls ATen's ops make inside themselves (as_strided
-// inside transpose, empty_like and copy_ inside clone, clamp_min inside relu), except the rows of
-// profiler/documented_differences.h. PyTorch's trees: tests/fixtures/profiler.json "trees".
+// the same order, nested the same way, with the same input shapes (record_shapes), with the calls ATen's ops make
+// inside themselves (as_strided inside transpose, empty_like and copy_ inside clone, clamp_min inside relu), except the
+// rows of profiler/documented_differences.h. PyTorch's trees: tests/fixtures/profiler.json "trees".
 #include <catch2/catch.hpp>
 
 #include <functional>
@@ -17,13 +17,14 @@ namespace {
 
 const fixture::json& fixture_tree(const std::string& name) { return fixture::load("profiler.json")["trees"][name]; }
 
-// Profiles `line` and compares its tree with the fixture's `name` case.
+// Profiles `line` with record_shapes and compares its tree, shapes included, with the fixture's
+// `name` case.
 void check_tree(const std::string& name, const std::function<void()>& line) {
-  profiler::Profiler prof;
+  profiler::Profiler prof({.record_shapes = true});
   line();
   prof.stop();
-  const std::vector<Node> ember = ember_tree(prof.events());
-  const std::vector<Node> pytorch = pytorch_tree(fixture_tree(name)["tree"]);
+  const std::vector<Node> ember = ember_tree(prof.events(), WithShapes::Yes);
+  const std::vector<Node> pytorch = pytorch_tree(fixture_tree(name)["tree"], WithShapes::Yes);
   INFO(fixture_tree(name)["code"].get<std::string>()
        << "\nember:\n"
        << printed(ember) << "PyTorch 1.13, without the documented differences:\n"

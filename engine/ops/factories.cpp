@@ -7,6 +7,7 @@
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
+#include "profiler/steps.h"
 
 namespace ember {
 
@@ -31,7 +32,10 @@ namespace {
 // a profile shows it there as PyTorch's does, aten::ones_like around aten::fill_.
 struct OnesLike : CompositeOp {
   static constexpr const char* name = "aten::ones_like";
-  static Tensor compute(const Tensor& t) {
+  // ones_like(self, dtype, layout, device, pin_memory, memory_format): ember's takes self alone,
+  // and the five options unset, so that record_shapes lists PyTorch's arguments.
+  template <typename... Unset>
+  static Tensor compute(const Tensor& t, const Unset&...) {
     // Laid out like t (PyTorch's memory_format=preserve), made by empty_like as ATen's is (so a
     // profile shows aten::empty_like > aten::empty_strided, then aten::fill_); filled on the CPU:
     // CUDA has no fill kernel yet.
@@ -54,7 +58,10 @@ Tensor zeros_like(const Tensor& t) {
   kernels::on(kCPU).fill(out, 0);
   return out;
 }
-Tensor ones_like(const Tensor& t) { return call<OnesLike>(t); }
+Tensor ones_like(const Tensor& t) {
+  using profiler::steps::Unrecorded;
+  return call<OnesLike>(t, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{});
+}
 Tensor empty_like(const Tensor& t) { return internal::new_empty_like(t, t.dtype()); }
 
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }

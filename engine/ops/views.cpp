@@ -201,9 +201,9 @@ struct Permute : ViewOp {
   }
   static PermuteBackward0 save(const Tensor&, const Tensor& self, const Dims& order) { return {wrapped(self, order)}; }
 };
-struct Expand : ViewOp {
+struct Expand : ViewOp {  // expand(self, size, implicit): `implicit` changes nothing but the profile's arguments
   static constexpr const char* name = "aten::expand";
-  static Tensor compute(const Tensor& self, const Dims& target) {
+  static Tensor compute(const Tensor& self, const Dims& target, bool /*implicit*/) {
     const int64_t ndim = target.size(), tensor_dim = self.dim();
     EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(self.dtype(), self.device().is_cuda()), "{",
                 to_string(self.sizes()), "}, size=", to_string(target), "): the number of sizes provided (", ndim,
@@ -234,7 +234,7 @@ struct Expand : ViewOp {
     }
     return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
-  static ExpandBackward0 save(const Tensor&, const Tensor& self, const Dims&) { return {self.sizes()}; }
+  static ExpandBackward0 save(const Tensor&, const Tensor& self, const Dims&, bool) { return {self.sizes()}; }
 };
 struct Squeeze : ViewOp {  // every size-1 dim
   static constexpr const char* name = "aten::squeeze";
@@ -339,7 +339,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return call<Transpose>(*this, dim0, dim1); }
 Tensor Tensor::t() const { return call<MatrixTranspose>(*this); }
 Tensor Tensor::permute(const Dims& order) const { return call<Permute>(*this, order); }
-Tensor Tensor::expand(const Dims& target) const { return call<Expand>(*this, target); }
+Tensor Tensor::expand(const Dims& target) const { return call<Expand>(*this, target, false); }
 Tensor Tensor::squeeze() const { return call<Squeeze>(*this); }
 Tensor Tensor::squeeze(int64_t dim) const { return call<SqueezeDim>(*this, dim); }
 Tensor Tensor::unsqueeze(int64_t dim) const { return call<Unsqueeze>(*this, dim); }

@@ -226,7 +226,9 @@ enum class Traffic : uint8_t { None, Functional, InPlace };
 
 Handle open_op(const char* name, Traffic traffic, const Argument* arguments, size_t count, int64_t bytes_read,
                int64_t bytes_overwritten);
-Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation);
+// A range: a user's (is_user_annotation) or the engine's; with record_shapes, its `count` arguments.
+Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation,
+                  const Argument* arguments = nullptr, size_t count = 0);
 void close(const Handle& handle);
 
 // Profiler::start and stop: the recording threads' buffers, gathered in start order.
@@ -306,12 +308,20 @@ class EmitNvtx {
   EmitNvtx& operator=(const EmitNvtx&) = delete;
 };
 
-// ember's own ranges (the backward engine's), named by a string constant that is not copied.
+// ember's own ranges (the backward engine's), named by a string constant that is not copied. With
+// an input, record_shapes shows its shape as the range's one argument: a backward node's event
+// shows the gradient it was given, as PyTorch's does.
 class Scope {
  public:
   explicit Scope(const char* constant_name) {
     if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]]
       handle_ = detail::open_range(constant_name, {}, false);
+  }
+  Scope(const char* constant_name, const Tensor& input) {
+    if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]] {
+      const detail::Argument argument = detail::describe(input);
+      handle_ = detail::open_range(constant_name, {}, false, &argument, 1);
+    }
   }
   ~Scope() {
     if (handle_.is_open()) [[unlikely]]

@@ -233,12 +233,17 @@ Handle open_op(const char* name, Traffic traffic, const Argument* arguments, siz
   });
 }
 
-Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation) {
+Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation,
+                  const Argument* arguments, size_t count) {
   return open(constant_name != nullptr ? std::string_view(constant_name) : copied_name,
               [&](ThreadBuffer& buffer, RawEvent& event) {
                 event.name = constant_name != nullptr ? constant_name : buffer.names.emplace_back(copied_name).c_str();
                 event.traffic = Traffic::None;
                 event.is_user_annotation = is_user_annotation;
+                if (count == 0 || !record_shapes.load(std::memory_order_relaxed)) return;
+                event.inputs_begin = static_cast<uint32_t>(buffer.inputs.size());
+                event.input_count = static_cast<uint32_t>(count);
+                for (size_t i = 0; i < count; ++i) record_argument(buffer.inputs, arguments[i]);
               });
 }
 
