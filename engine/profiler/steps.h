@@ -51,7 +51,9 @@ struct Detach {  // the event PyTorch's autograd kernel of detach opens around t
 };
 
 // An argument that is not a tensor or a number (a size list, a dtype, None): PyTorch records it
-// with shape [] and type "", as record_shapes shows the factory calls' six arguments.
+// with shape [] and type "", as record_shapes shows the factory calls' six arguments. It also
+// stands for the options an ember op takes no value for (ones_like's dtype, layout, ...), so that
+// the op's event lists PyTorch's arguments.
 struct Unrecorded {};
 
 }  // namespace ember::profiler::steps
