@@ -1,7 +1,8 @@
 // The chapter's exercise 1: reproduce a memory leak. Three loops over the same model and batch,
 // printing memory_allocated() per step: keeping `loss` (with its graph), keeping `loss.item()`,
 // and keeping `loss` after backward() freed its graph's saved tensors. It names the tensors a
-// kept loss holds, checks they account for every byte of growth, and draws the curves.
+// kept loss holds, checks they account for every byte of growth, shows which ops allocated them
+// (a step profiled with profile_memory), and draws the curves.
 //   build/demos/exercise1_memory_leak [output folder]   (default ./exercise-output)
 #include <cstdio>
 #include <iostream>
@@ -38,7 +39,14 @@ void report(const memory_leak::Result& result, const std::string& folder) {
   const int64_t leak = result.curves[0].bytes_per_step();
   std::printf("  %-49s %7lld bytes: %s the growth per step of the first loop\n", "together",
               static_cast<long long>(result.held_bytes), result.held_bytes == leak ? "exactly" : "NOT");
-  std::printf("After backward() the saved tensors are freed, so a kept loss holds only itself (%lld bytes).\n",
+  std::printf("\nwhich op allocated it: one such step profiled with profile_memory=True (self memory per op):\n%s",
+              result.memory_table.c_str());
+  for (const auto& op : result.allocated_by)
+    std::printf("  %-31s %4lld calls %+10lld bytes%s\n", op.op.c_str(), static_cast<long long>(op.calls),
+                static_cast<long long>(op.bytes), op.op == "[memory]" ? " (freed between ops)" : "");
+  std::printf("  %-42s %+10lld bytes: %s the growth per step of the first loop\n", "together",
+              static_cast<long long>(result.profiled_bytes), result.profiled_bytes == leak ? "exactly" : "NOT");
+  std::printf("\nAfter backward() the saved tensors are freed, so a kept loss holds only itself (%lld bytes).\n",
               static_cast<long long>(result.loss_bytes));
   std::printf("Keep loss.item() (or loss.detach()) and nothing grows.\n\n");
 

@@ -26,8 +26,6 @@ constexpr int kSteps = 10;
 constexpr int kTries = 3;
 constexpr double kSecondsForTries = 8;  // the program must end within 30 s on a busy machine too
 
-bool is_product(const std::string& key) { return key == "aten::mm" || key == "aten::addmm"; }
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,20 +81,7 @@ int main(int argc, char** argv) {
                   verdict.memory_seconds * 1e3);
     std::printf("      -> %s\n", spot.advice.c_str());
   }
-  const hot_spots::HotSpot& first = result.ops.front();
-  if (is_product(first.key) && first.withheld.empty() && first.verdict.bound == profiler::Bound::Compute)
-    std::printf("\nA matrix product leads and it is compute-bound: the levers are the batch size and lower precision.\n"
-                "Were copy_, contiguous or element-wise ops on top, the fix would be layout and fusion.\n");
-  else if (result.load.busy() || peaks.measured_on_busy_machine())
-    std::printf("\nThe machine was too busy to judge what limits this training step (%s leads here): run the\n"
-                "exercise again on a quiet machine.\n",
-                first.key.c_str());
-  else if (!first.withheld.empty())
-    std::printf("\nNo verdict on what limits this training step: %s leads, and %s.\n", first.key.c_str(),
-                first.withheld.c_str());
-  else
-    std::printf("\n%s leads (%s): see its advice above before touching the matrix products.\n", first.key.c_str(),
-                profiler::to_string(first.verdict.bound));
+  std::printf("\n%s\n", hot_spots::conclusion(result, peaks).c_str());
   std::printf("\n  wrote %s: open it at ui.perfetto.dev (Open trace file) or chrome://tracing (Load)\n", trace.c_str());
 
   char peak_note[80];

@@ -5,6 +5,8 @@
 // one ranking measured rests on medians a busy machine cannot move (see that test).
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "exercises/autocast_speed.h"
 #include "exercises/hot_spots.h"
 #include "exercises/memory_leak.h"
@@ -30,6 +32,23 @@ TEST_CASE("exercise 1: each kept loss grows memory by exactly the tensors its gr
   CHECK(result.held[1].held_by == "AddmmBackward0, ReluBackward0");
   CHECK(result.held[1].sizes == Dims{32, 256});
   CHECK(result.held[3].held_by == "the loss itself");
+}
+
+TEST_CASE("exercise 1: profile_memory names the ops that allocated what a kept loss holds, to the byte",
+          "[exercises]") {
+  const memory_leak::Result result = memory_leak::run(kCPU, 2);
+  CHECK(result.profiled_bytes == result.held_bytes);
+  CHECK(result.profiled_bytes == result.curves[0].bytes_per_step());
+  // The two kept activations [32, 256] are relu's, made by its clamp_min; log_softmax's output is
+  // saved too. The layers' outputs (addmm's) are freed between ops, once relu or log_softmax has
+  // read them: "[memory]" gives back exactly what addmm allocated.
+  std::map<std::string, int64_t> bytes;
+  for (const memory_leak::AllocatedBy& op : result.allocated_by) bytes[op.op] = op.bytes;
+  CHECK(bytes["aten::clamp_min"] == 2 * 32 * 256 * 4);
+  CHECK(bytes["aten::log_softmax"] == 32 * 10 * 4);
+  CHECK(bytes["aten::addmm"] == (2 * 32 * 256 + 32 * 10) * 4);
+  CHECK(bytes["[memory]"] == -bytes["aten::addmm"]);
+  CHECK_THAT(result.memory_table, Catch::Contains("Self CPU Mem"));
 }
 
 TEST_CASE("exercise 1: keeping loss.item() grows nothing", "[exercises]") {
@@ -116,6 +135,29 @@ TEST_CASE("exercise 3: ranked by their median self time per step, the top ops of
   }
   CHECK(result.steps == 9);
   CHECK(result.table.find("aten::addmm") != std::string::npos);
+}
+
+TEST_CASE("exercise 3: in a permute-heavy step copy_ leads and the advice says layout", "[exercises]") {
+  // Each step moves a 4 MiB tensor into two other layouts: contiguous() of a permuted tensor is
+  // aten::contiguous > aten::clone > aten::empty_like + aten::copy_, as in PyTorch, so the copying
+  // is copy_'s self time, and the step's one element-wise op reads the result once.
+  const Tensor x = randn({64, 128, 128});
+  const profiler::MachinePeaks any_machine{1e11, 1e10};  // the ranking does not depend on the peaks
+  const hot_spots::Result result = hot_spots::profile_steps(
+      5,
+      [&] {
+        const Tensor moved = x.permute({2, 0, 1}).contiguous().permute({2, 1, 0}).contiguous();
+        (void)(moved * 2.0);
+      },
+      any_machine, "");
+  REQUIRE(result.ops.size() >= 2);
+  INFO("rank 0: " << result.ops[0].key << ", rank 1: " << result.ops[1].key << "\n" << result.table);
+  CHECK(result.ops[0].key == "aten::copy_");
+  CHECK(hot_spots::is_layout_op(result.ops[0].key));
+  CHECK_THAT(hot_spots::conclusion(result, any_machine), Catch::Contains("copying tensors into another layout"));
+  for (const hot_spots::HotSpot& spot : result.ops)  // the composites around the copy get no roofline
+    if (spot.key == "aten::contiguous" || spot.key == "aten::clone" || spot.key == "aten::permute")
+      CHECK_THAT(spot.withheld, Catch::Contains("no FLOPs and moves no bytes"));
 }
 
 namespace {

@@ -63,13 +63,15 @@ TEST_CASE("an op's event holds the events of the ops it calls, as linear holds t
   Tensor y = linear(x, w, b);
   prof.stop();
   const EventList& events = prof.events();
-  CHECK(names(events) ==
-        std::vector<std::string>{"aten::linear", "aten::t", "aten::transpose", "aten::addmm", "aten::expand"});
+  CHECK(names(events) == std::vector<std::string>{"aten::linear", "aten::t", "aten::transpose", "aten::as_strided",
+                                                  "aten::addmm", "aten::expand", "aten::as_strided"});
   CHECK(parent_name(events, only(events, "aten::t")) == "aten::linear");
   CHECK(parent_name(events, only(events, "aten::transpose")) == "aten::t");
+  CHECK(parent_name(events, events.events()[3]) == "aten::transpose");
   CHECK(parent_name(events, only(events, "aten::addmm")) == "aten::linear");
   CHECK(parent_name(events, only(events, "aten::expand")) == "aten::addmm");
-  CHECK(only(events, "aten::linear").children == std::vector<int64_t>{1, 3});
+  CHECK(parent_name(events, events.events()[6]) == "aten::expand");
+  CHECK(only(events, "aten::linear").children == std::vector<int64_t>{1, 4});
 }
 
 TEST_CASE("every event's self time is at most its total, and self times add up to the top-level totals", "[profiler]") {
@@ -120,8 +122,9 @@ TEST_CASE("record_shapes records every argument's shape and type as PyTorch name
   const Event& addmm_event = only(prof.events(), "aten::addmm");
   CHECK(addmm_event.input_shapes == std::vector<std::vector<int64_t>>{{4}, {2, 3}, {3, 4}, {}, {}});
   CHECK(addmm_event.input_types == std::vector<std::string>{"float", "float", "float", "Scalar", "Scalar"});
-  CHECK(only(prof.events(), "aten::expand").input_types == std::vector<std::string>{"float", ""});
-  CHECK(only(prof.events(), "aten::sum").input_types == std::vector<std::string>{"long int"});
+  // expand(self, size, implicit) and sum(self, dtype=None), as PyTorch 1.13 records them.
+  CHECK(only(prof.events(), "aten::expand").input_types == std::vector<std::string>{"float", "", "Scalar"});
+  CHECK(only(prof.events(), "aten::sum").input_types == std::vector<std::string>{"long int", ""});
 }
 
 TEST_CASE("without record_shapes, with_flops and profile_memory, events carry no shapes, FLOPs or memory",
@@ -198,8 +201,12 @@ TEST_CASE("an op reads its tensor arguments and writes what it allocates, and a 
   CHECK(only(list, "aten::t").bytes_written == 0);
   CHECK(only(list, "aten::mul_").bytes_read == 8 * 16 * 4);
   CHECK(only(list, "aten::mul_").bytes_written == 8 * 16 * 4);  // the tensor it overwrites
-  CHECK(only(list, "aten::clone").bytes_read == 16 * 4);        // a broadcast input's distinct elements
-  CHECK(only(list, "aten::clone").bytes_written == 8 * 16 * 4);
+  // clone's work is its copy_ (profiler/steps.h), which reads a broadcast input's distinct elements
+  // (and, as every in-place op, the tensor it overwrites) and writes its output.
+  CHECK(only(list, "aten::clone").bytes_read == 0);
+  CHECK(only(list, "aten::clone").bytes_written == 0);
+  CHECK(only(list, "aten::copy_").bytes_read == (8 * 16 + 16) * 4);
+  CHECK(only(list, "aten::copy_").bytes_written == 8 * 16 * 4);
 }
 
 TEST_CASE("the backward pass shows PyTorch's engine event around each node and its formula's ops", "[profiler]") {
@@ -312,4 +319,18 @@ TEST_CASE("asking a running profiler for its results raises PyTorch's error", "[
   CHECK_THROWS_WITH(prof.events(), "Profiler didn't finish running");
   CHECK_THROWS_WITH(prof.key_averages(), "Profiler didn't finish running");
   CHECK_THROWS_WITH(prof.export_chrome_trace("/tmp/never_written.json"), "Profiler didn't finish running");
+}
+
+TEST_CASE("record_shapes shows the shapes an op was called with: mm's clone of a strided matrix is 2-D", "[profiler]") {
+  // Every other column: no unit stride, so mm copies it for the kernel, as ATen's does (aten::clone).
+  Tensor a = ones({8, 12}).slice(1, 0, 12, 2), b = ones({6, 4});
+  Profiler prof({.record_shapes = true});
+  Tensor c = a.mm(b);
+  prof.stop();
+  const EventList& events = prof.events();
+  const Event& clone = only(events, "aten::clone");
+  CHECK(parent_name(events, clone) == "aten::mm");
+  CHECK(clone.input_shapes == std::vector<std::vector<int64_t>>{{8, 6}, {}});
+  CHECK(only(events, "aten::mm").input_shapes == std::vector<std::vector<int64_t>>{{8, 6}, {6, 4}});
+  CHECK(only(events, "aten::copy_").input_shapes == std::vector<std::vector<int64_t>>{{8, 6}, {8, 6}, {}});
 }

@@ -3,11 +3,12 @@
 
 Rerun from the repo root with Debian's torch (PyTorch 1.13):
 
-    /usr/bin/python3 tools/make_fixtures.py
+    /usr/bin/python3 tools/make_fixtures.py [FILE.json ...]
 
-(`python3` may be a pyenv interpreter without torch.) The script runs itself on Debian's netlib
-BLAS and LAPACK whatever the libblas.so.3 alternative points at, refuses to run on another BLAS
-or another torch than 1.13 (tools/fixtures/provenance.py), and every file it writes starts with
+(naming files, e.g. profiler.json, writes only those; `python3` may be a pyenv interpreter without
+torch.) The script runs itself on Debian's netlib BLAS and LAPACK whatever the libblas.so.3
+alternative points at, refuses to run on another BLAS or another torch than 1.13
+(tools/fixtures/provenance.py), and every file it writes starts with
 {"provenance": {"torch", "blas", "script"}}. Output is deterministic: every section
 calls torch.manual_seed first, and JSON is written compactly
 (indent=None, separators=(",", ":")). It writes:
@@ -30,7 +31,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 an end-to-end MLP (layouts documented in tools/fixtures/random.py)
   tests/fixtures/autocast.json  the chapter's network under CPU bf16 autocast (tools/fixtures/autocast.py)
   tests/fixtures/nn_modules.json nn modules as a user runs them (tools/fixtures/nn_modules.py)
-  tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line, and its
+  tests/fixtures/profiler.json  the profiler's event tree for the chapter's profiled line and for
+                                small lines (clone, contiguous, ones_like, sum, relu, Linear, the
+                                forward under no_grad), the chapter's memory columns, and its
                                 tables for a fixed event list (tools/fixtures/profiler.py)
   tests/fixtures/fidelity.json  the behaviours a differential fuzz found ember getting wrong
                                 (issue 13's table): layouts, no_grad views, freed graphs, sqrt
@@ -89,21 +92,26 @@ def main():
     torch.set_num_threads(1)  # deterministic reduction order
     os.makedirs(OUT_DIR, exist_ok=True)
     t0 = time.time()
-    outputs = [
-        ("ops.json", ops_cases, ops_cases.build()),
-        ("printing.json", printing, printing.build()),
-        ("mlp.json", mlp, mlp.build()),
-        ("optim.json", optim, optim.build()),
-        ("errors.json", errors, errors.build()),
-        ("random.json", random, random.build()),
-        ("nn_random.json", random, random.build_nn()),
-        ("profiler.json", profiler, profiler.build()),
-        ("autocast.json", autocast, autocast.build()),
-        ("nn_modules.json", nn_modules, nn_modules.build()),
-        ("fidelity.json", fidelity, fidelity.build()),
-        ("size_sweep.json", size_sweep, size_sweep.build()),
-        ("replay.json", replay, replay.build()),
+    builders = [
+        ("ops.json", ops_cases, ops_cases.build),
+        ("printing.json", printing, printing.build),
+        ("mlp.json", mlp, mlp.build),
+        ("optim.json", optim, optim.build),
+        ("errors.json", errors, errors.build),
+        ("random.json", random, random.build),
+        ("nn_random.json", random, random.build_nn),
+        ("profiler.json", profiler, profiler.build),
+        ("autocast.json", autocast, autocast.build),
+        ("nn_modules.json", nn_modules, nn_modules.build),
+        ("fidelity.json", fidelity, fidelity.build),
+        ("size_sweep.json", size_sweep, size_sweep.build),
+        ("replay.json", replay, replay.build),
     ]
+    only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them
+    unknown = set(only) - {fname for fname, _, _ in builders}
+    if unknown:
+        raise SystemExit("no such fixture: %s" % ", ".join(sorted(unknown)))
+    outputs = [(fname, module, build()) for fname, module, build in builders if not only or fname in only]
     print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))
     for fname, module, obj in outputs:
         path = os.path.join(OUT_DIR, fname)
@@ -113,6 +121,9 @@ def main():
         print("wrote %-40s %9d bytes  cases=%s" % (os.path.relpath(path, ROOT), n, ncases))
         if n > MAX_BYTES:
             raise SystemExit("%s is larger than %d bytes" % (fname, MAX_BYTES))
+    if only:
+        print("\ndone in %.1fs (only %s)" % (time.time() - t0, ", ".join(only)))
+        return
     ops = outputs[0][2]["cases"]
     counts = {}
     for c in ops:

@@ -47,11 +47,18 @@ Result run(int steps, const profiler::MachinePeaks& peaks, const std::string& tr
   optim::SGD optimizer(model.parameters(), {.lr = 0.01});
   const Tensor inputs = randn({256, 512});
   const Tensor targets = randint(0, 10, {256});
-  auto train_step = [&] {
-    optimizer.zero_grad();
-    cross_entropy(model(inputs), targets).backward();
-    optimizer.step();
-  };
+  return profile_steps(
+      steps,
+      [&] {
+        optimizer.zero_grad();
+        cross_entropy(model(inputs), targets).backward();
+        optimizer.step();
+      },
+      peaks, trace_path);
+}
+
+Result profile_steps(int steps, const std::function<void()>& train_step, const profiler::MachinePeaks& peaks,
+                     const std::string& trace_path) {
   for (int warm_up = 0; warm_up < 3; ++warm_up) train_step();
 
   Result result;
@@ -100,6 +107,11 @@ Result run(int steps, const profiler::MachinePeaks& peaks, const std::string& tr
   return result;
 }
 
+bool has_work(const HotSpot& spot) {
+  return std::any_of(spot.shapes.begin(), spot.shapes.end(),
+                     [](const profiler::EventAverage& shape) { return profiler::has_roofline(shape); });
+}
+
 void judge(Result& result, const profiler::MachinePeaks& peaks) {
   for (HotSpot& spot : result.ops) {
     double compute_seconds = 0, memory_seconds = 0;  // over all calls, each shape at its own roof
@@ -121,7 +133,10 @@ void judge(Result& result, const profiler::MachinePeaks& peaks) {
         profiler::roofline_verdict_from_bounds(verdict.compute_seconds, verdict.memory_seconds, low_seconds).bound !=
             verdict.bound;
     spot.withheld.clear();
-    if (peaks.measured_on_busy_machine()) spot.withheld = "the machine was too busy to measure its peaks";
+    if (!has_work(spot))
+      spot.withheld = "it counts no FLOPs and moves no bytes of its own (a view, or an op whose work is in the ops "
+                      "it calls)";
+    else if (peaks.measured_on_busy_machine()) spot.withheld = "the machine was too busy to measure its peaks";
     else if (verdict.faster_than_peaks())
       spot.withheld = "it ran faster than the measured peaks allow (" + milliseconds(verdict.seconds) +
                       " per call; at peak " + milliseconds(std::max(verdict.compute_seconds, verdict.memory_seconds)) +
@@ -138,6 +153,31 @@ void judge(Result& result, const profiler::MachinePeaks& peaks) {
                     (busy ? "the machine was too busy" : "its time varied too much from step to step");
     else spot.advice = advice(verdict, spot.fraction_of_peak);
   }
+}
+
+bool is_layout_op(const std::string& key) {
+  return key == "aten::copy_" || key == "aten::contiguous" || key == "aten::clone";
+}
+
+std::string conclusion(const Result& result, const profiler::MachinePeaks& peaks) {
+  if (result.ops.empty()) return "No op ran in the profiled steps.";
+  const HotSpot& first = result.ops.front();
+  const bool product = first.key == "aten::mm" || first.key == "aten::addmm";
+  if (product && first.withheld.empty() && first.verdict.bound == profiler::Bound::Compute)
+    return "A matrix product leads and it is compute-bound: the levers are the batch size and lower precision.\n"
+           "Were copy_, contiguous or element-wise ops on top, the fix would be layout and fusion.";
+  if (is_layout_op(first.key))
+    return first.key +
+           " leads: the step spends its time copying tensors into another layout, so the problem is memory and\n"
+           "layout, not arithmetic: keep tensors in the layout the next op reads (drop permute + contiguous pairs),\n"
+           "and fuse the element-wise ops around the copies.";
+  if (result.load.busy() || peaks.measured_on_busy_machine())
+    return "The machine was too busy to judge what limits this training step (" + first.key +
+           " leads here): run the\nexercise again on a quiet machine.";
+  if (!first.withheld.empty())
+    return "No verdict on what limits this training step: " + first.key + " leads, and " + first.withheld + ".";
+  return first.key + " leads (" + profiler::to_string(first.verdict.bound) +
+         "): see its advice above before touching the matrix products.";
 }
 
 bool faster_than_peaks(const Result& result) {

@@ -14,6 +14,7 @@
 // verdicts stand even then: waiting only lengthens a time, and a lengthened time that is still
 // within kOverheadFactor of its bound was within it before.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,25 @@ std::string advice(const ember::profiler::Verdict& verdict, double fraction_of_p
 // writes their chrome trace to `trace_path` (no trace when it is empty); the verdicts are judged
 // with `peaks`.
 Result run(int steps, const ember::profiler::MachinePeaks& peaks, const std::string& trace_path);
+// The same for any step: three warm-up calls of `train_step`, then `steps` profiled ones.
+Result profile_steps(int steps, const std::function<void()>& train_step, const ember::profiler::MachinePeaks& peaks,
+                     const std::string& trace_path);
+
+// Whether the op has a roofline: FLOPs or bytes of its own (profiler::has_roofline). A view or a
+// composite (aten::linear, aten::contiguous, aten::clone, whose copy_ does the work) has none, and
+// judge() withholds its verdict.
+bool has_work(const HotSpot& spot);
 
 // (Re)computes each op's verdict, what is withheld and why, and the advice, from `peaks`.
 void judge(Result& result, const ember::profiler::MachinePeaks& peaks);
+
+// The ops that copy a tensor into another layout: aten::copy_, and aten::contiguous and aten::clone
+// around it.
+bool is_layout_op(const std::string& key);
+// The exercise's last word on what limits the step, from the op that leads: when a copy leads
+// (is_layout_op), memory and layout, whatever the verdicts; a compute-bound matrix product, the
+// batch size and lower precision; otherwise the leader's verdict, or why there is none.
+std::string conclusion(const Result& result, const ember::profiler::MachinePeaks& peaks);
 
 // Whether some op ran faster than `peaks` allow (the peaks are then wrong: measure them again).
 bool faster_than_peaks(const Result& result);

@@ -2,6 +2,7 @@
 // (memory_leak.h).
 #include "memory_leak.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 
@@ -98,6 +99,25 @@ void find_what_one_loss_holds(Device device, Result& result) {
   result.loss_bytes = loss.impl()->storage->nbytes;
 }
 
+// One step that keeps its loss, profiled with profile_memory: the ops that allocated what it keeps.
+void profile_one_kept_loss(Device device, Result& result) {
+  manual_seed(0);
+  Setup setup(device);
+  profiler::Profiler prof({.profile_memory = true});
+  Tensor loss = setup.loss();  // kept past the profile's end, as the loop keeps it
+  prof.stop();
+  const bool on_gpu = device.is_cuda();
+  for (const profiler::EventAverage& row : prof.key_averages()) {
+    const int64_t bytes = on_gpu ? row.self_cuda_memory_usage : row.self_cpu_memory_usage;
+    if (bytes == 0) continue;
+    result.allocated_by.push_back({row.key, row.count, bytes});
+    result.profiled_bytes += bytes;
+  }
+  std::stable_sort(result.allocated_by.begin(), result.allocated_by.end(),
+                   [](const AllocatedBy& a, const AllocatedBy& b) { return a.bytes > b.bytes; });
+  result.memory_table = prof.key_averages().table(on_gpu ? "self_cuda_memory_usage" : "self_cpu_memory_usage", 8);
+}
+
 }  // namespace
 
 Result run(Device device, int steps) {
@@ -106,6 +126,7 @@ Result run(Device device, int steps) {
   for (Keep keep : {Keep::Loss, Keep::Item, Keep::LossAfterBackward})
     result.curves.push_back(run_loop(keep, device, steps));
   find_what_one_loss_holds(device, result);
+  profile_one_kept_loss(device, result);
   return result;
 }
 

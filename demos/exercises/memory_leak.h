@@ -39,12 +39,25 @@ struct HeldTensor {
   int64_t bytes = 0;
 };
 
+// Which op allocated what a kept loss holds: one step of Keep::Loss profiled with profile_memory,
+// one row of key_averages() per op whose calls left bytes allocated (Self CPU Mem, or Self CUDA Mem
+// on a GPU: allocated minus freed inside its own calls), and "[memory]", the bytes freed between
+// ops (a temporary dropped when the next op has run), which is negative.
+struct AllocatedBy {
+  std::string op;  // "aten::addmm", "[memory]"
+  int64_t calls = 0;
+  int64_t bytes = 0;
+};
+
 struct Result {
   ember::Device device;
-  std::vector<Curve> curves;     // one per Keep, in the enum's order
-  std::vector<HeldTensor> held;  // what one kept loss (Keep::Loss) holds: each storage once
-  int64_t held_bytes = 0;        // their sum: what Keep::Loss should grow by per step
-  int64_t loss_bytes = 0;        // the loss's own storage: what LossAfterBackward should grow by
+  std::vector<Curve> curves;              // one per Keep, in the enum's order
+  std::vector<HeldTensor> held;           // what one kept loss (Keep::Loss) holds: each storage once
+  int64_t held_bytes = 0;                 // their sum: what Keep::Loss should grow by per step
+  int64_t loss_bytes = 0;                 // the loss's own storage: what LossAfterBackward should grow by
+  std::vector<AllocatedBy> allocated_by;  // largest first
+  int64_t profiled_bytes = 0;             // their sum: what the profiled step left allocated
+  std::string memory_table;               // the profile's table, sorted by self memory
 };
 
 // Runs the three loops for `steps` steps on `device` (a small MLP classifier, batch 32).

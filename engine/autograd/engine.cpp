@@ -78,7 +78,7 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
     buffers.erase(node.get());
     profiler::Scope evaluate_function(evaluate_function_name(*node));
     Grads grad_inputs = [&] {
-      profiler::Scope node_event(name_of(*node));
+      profiler::Scope node_event(name_of(*node), grad_output);  // record_shapes: the gradient it is given
       return node->apply(grad_output);
     }();
     grad_output = Tensor();

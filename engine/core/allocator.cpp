@@ -48,27 +48,35 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   EMBER_CHECK(nbytes >= 0, "Trying to create tensor with negative dimension");
   if (nbytes == 0) return nullptr;
   void* data = nullptr;
+  AllocationObserver told = observer.load(std::memory_order_relaxed);
   if (device.is_cpu()) {
     data = cpu_block_cache::allocate(nbytes);
     cpu_account().add(nbytes);
+    if (told) [[unlikely]]
+      told(device, nbytes);
   } else {
+    const int64_t before = told ? memory_allocated(device) : 0;
     data = cuda::allocate(device.index, nbytes);  // counted by the device's caching allocator
+    if (told) [[unlikely]]
+      told(device, memory_allocated(device) - before);  // the block handed out
   }
-  if (AllocationObserver told = observer.load(std::memory_order_relaxed)) [[unlikely]]
-    told(device, nbytes);
   return data;
 }
 
 void free_bytes(Device device, void* data, int64_t nbytes) {
   if (data == nullptr) return;
+  AllocationObserver told = observer.load(std::memory_order_relaxed);
   if (device.is_cpu()) {
     cpu_block_cache::release(data, nbytes);
     cpu_account().remove(nbytes);
+    if (told) [[unlikely]]
+      told(device, -nbytes);
   } else {
+    const int64_t before = told ? memory_allocated(device) : 0;
     cuda::free(device.index, data);
+    if (told) [[unlikely]]
+      told(device, memory_allocated(device) - before);  // the block given back
   }
-  if (AllocationObserver told = observer.load(std::memory_order_relaxed)) [[unlikely]]
-    told(device, -nbytes);
 }
 
 int64_t memory_allocated(Device device) {

@@ -17,8 +17,10 @@ namespace ember {
 void* allocate_bytes(Device device, int64_t nbytes);
 void free_bytes(Device device, void* data, int64_t nbytes);
 
-// Someone told of every allocation (+nbytes) and free (-nbytes), on the allocating thread: the
-// profiler, which counts the bytes each op allocates. One at a time; null when nobody listens.
+// Someone told of every allocation (+bytes) and free (-bytes), on the allocating thread: the
+// profiler, which counts the bytes each op allocates. CPU bytes as requested, CUDA bytes as the
+// block handed out (what memory_allocated counts), as PyTorch's profiler reports each. One at a
+// time; null when nobody listens.
 using AllocationObserver = void (*)(Device device, int64_t delta);
 void set_allocation_observer(AllocationObserver observer);
 

@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
+#include "profiler/steps.h"
 #include "shape_rules.h"
 
 namespace ember {
@@ -17,12 +18,16 @@ namespace {
 
 using namespace autograd;  // the backward nodes
 
+// ATen's clone, step by step as a profile shows it: a tensor laid out like self (empty_strided with
+// self's strides when it is non-overlapping and dense, else empty_like), then copy_.
 struct Clone : FunctionalOp {
   static constexpr const char* name = "aten::clone";
+  static constexpr bool work_in_steps = true;
   static Tensor compute(const Tensor& self, MemoryFormat memory_format) {
-    Tensor out = memory_format == MemoryFormat::Preserve
-                     ? internal::new_empty_like(self, self.dtype())  // laid out like self, as in PyTorch
-                     : internal::new_empty(self.sizes(), self.dtype(), self.device());
+    Tensor out = memory_format == MemoryFormat::Preserve && is_non_overlapping_and_dense({self.sizes(), self.strides()})
+                     ? internal::recorded_empty_strided(self.sizes(), self.strides(), self.dtype(), self.device())
+                     : internal::recorded_empty_like(self, memory_format);
+    profiler::OpEvent<profiler::steps::Copy> copy(out, self, false);  // copy_(self, src, non_blocking)
     kernels::on(self.device()).copy(out, self);
     return out;
   }
@@ -78,10 +83,19 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
   static ToCopyBackward0 save(const Tensor&, const Tensor&, Device) { return {}; }
 };
 
+// A composite of clone, as ATen's: a profile shows aten::contiguous around aten::clone. A tensor
+// already contiguous is returned before any dispatch, so it records nothing, as in PyTorch.
+struct Contiguous : CompositeOp {
+  static constexpr const char* name = "aten::contiguous";
+  static Tensor compute(const Tensor& self, MemoryFormat memory_format) { return self.clone(memory_format); }
+};
+
 }  // namespace
 
 Tensor Tensor::clone(MemoryFormat memory_format) const { return call<Clone>(*this, memory_format); }
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(MemoryFormat::Contiguous); }
+Tensor Tensor::contiguous() const {
+  return is_contiguous() ? *this : call<Contiguous>(*this, MemoryFormat::Contiguous);
+}
 
 void internal::copy_into_new_tensor(const Tensor& fresh, const Tensor& src) { call_on_new_tensor<Copy>(fresh, src); }
 Tensor& Tensor::copy_(const Tensor& src) {

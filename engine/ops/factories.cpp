@@ -7,6 +7,7 @@
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
+#include "profiler/steps.h"
 
 namespace ember {
 
@@ -31,11 +32,21 @@ namespace {
 // a profile shows it there as PyTorch's does, aten::ones_like around aten::fill_.
 struct OnesLike : CompositeOp {
   static constexpr const char* name = "aten::ones_like";
-  static Tensor compute(const Tensor& t) {
-    // Laid out like t (PyTorch's memory_format=preserve); filled on the CPU: CUDA has no fill kernel yet.
+  // ones_like(self, dtype, layout, device, pin_memory, memory_format): ember's takes self alone,
+  // and the five options unset, so that record_shapes lists PyTorch's arguments.
+  template <typename... Unset>
+  static Tensor compute(const Tensor& t, const Unset&...) {
+    // Laid out like t (PyTorch's memory_format=preserve), made by empty_like as ATen's is (so a
+    // profile shows aten::empty_like > aten::empty_strided, then aten::fill_); filled on the CPU:
+    // CUDA has no fill kernel yet.
+    if (t.device().is_cpu()) {
+      Tensor out = internal::recorded_empty_like(t, MemoryFormat::Preserve);
+      internal::fill_new_tensor(out, 1);
+      return out;
+    }
     Tensor out = internal::new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), t.dtype());
     internal::fill_new_tensor(out, 1);
-    return t.device().is_cpu() ? out : out.to(t.device());
+    return out.to(t.device());
   }
 };
 }  // namespace
@@ -47,7 +58,10 @@ Tensor zeros_like(const Tensor& t) {
   kernels::on(kCPU).fill(out, 0);
   return out;
 }
-Tensor ones_like(const Tensor& t) { return call<OnesLike>(t); }
+Tensor ones_like(const Tensor& t) {
+  using profiler::steps::Unrecorded;
+  return call<OnesLike>(t, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{});
+}
 Tensor empty_like(const Tensor& t) { return internal::new_empty_like(t, t.dtype()); }
 
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }

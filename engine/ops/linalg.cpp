@@ -8,6 +8,7 @@
 #include "kernels/backend.h"
 #include "new_tensors.h"
 #include "out_arguments.h"
+#include "profiler/steps.h"
 #include "shape_rules.h"
 
 namespace ember {
@@ -23,9 +24,13 @@ Tensor as_batch(const Tensor& t) {
                                              t.dtype()));
 }
 
-// An operand as the gemm kernel reads it: unchanged when it has a unit inner stride, else a copy.
+// A matrix as a batch of one; a batch as it is.
+Tensor batched(const Tensor& t) { return t.dim() == 2 ? as_batch(t) : t; }
+
+// An operand (a matrix or a batch) as the gemm kernel reads it: unchanged when it has a unit inner
+// stride, else a copy, an aten::clone of the operand as the op was given it, as ATen's.
 Tensor gemm_operand(const Tensor& t) {
-  return kernels::has_gemm_layout(t) ? t : t.clone(MemoryFormat::Contiguous);  // an aten::clone, as ATen's
+  return kernels::has_gemm_layout(batched(t)) ? batched(t) : batched(t.clone(MemoryFormat::Contiguous));
 }
 
 void check_shapes_multiply(const Tensor& mat1, const Tensor& mat2) {
@@ -38,15 +43,16 @@ void check_same_dtype(const Tensor& a, const Tensor& b) {
               scalar_type_name(b.dtype()));
 }
 
-// out = alpha * a @ b + beta * out (+ bias), treating an empty inner dimension as a zero product.
+// out = alpha * a @ b + beta * out (+ bias), treating an empty inner dimension as a zero product;
+// out, a and b are all matrices or all batches.
 void run_gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   const kernels::KernelTable& kernels = kernels::on(out.device());
-  if (a.size(2) == 0) {
+  if (a.size(a.dim() - 1) == 0) {
     if (beta == 0) kernels.fill(out, 0);
     else if (beta != 1) kernels.copy(out, out * beta);
     return;
   }
-  kernels.gemm(out, gemm_operand(a), gemm_operand(b), alpha, beta, bias);
+  kernels.gemm(batched(out), gemm_operand(a), gemm_operand(b), alpha, beta, bias);
 }
 
 // mm's checks of its arguments, before it allocates (or mm_out resizes) the result.
@@ -73,7 +79,7 @@ struct Mm : FunctionalOp {
     // ATen's kernel dispatches on the result's dtype before it reads mat2 as that type.
     EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"addmm_impl_cpu_\" not implemented for 'Bool'");
     check_same_dtype(a, b);
-    run_gemm(as_batch(out), as_batch(a), as_batch(b), 1, 0, {});
+    run_gemm(out, a, b, 1, 0, {});
     return out;
   }
   static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
@@ -99,8 +105,11 @@ struct Addmm : FunctionalOp {
     // A bias row (linear's case) goes to the kernel as a bias; any other addend is copied into out.
     const bool bias_row =
         beta == 1 && alpha == 1 && self.dim() == 1 && self.size(0) == N && self.is_contiguous() && mat1.size(1) > 0;
-    if (!bias_row && beta != 0) kernels::on(out.device()).copy(out, addend);
-    run_gemm(as_batch(out), as_batch(mat1), as_batch(mat2), alpha, bias_row ? 0 : beta, bias_row ? self : Tensor());
+    if (!bias_row && beta != 0) {
+      profiler::OpEvent<profiler::steps::Copy> copy(out, addend, false);  // ATen's copy_ of self into out
+      kernels::on(out.device()).copy(out, addend);
+    }
+    run_gemm(out, mat1, mat2, alpha, bias_row ? 0 : beta, bias_row ? self : Tensor());
     return out;
   }
   static AddmmBackward0 save(const Tensor&, const Tensor&, const Tensor& mat1, const Tensor& mat2, Scalar beta,

@@ -15,6 +15,11 @@ Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, De
 // A fresh tensor laid out like t (empty_like with memory_format=preserve): what clone and
 // to(dtype) return.
 Tensor new_empty_like(const Tensor& t, DType dtype);
+// The same, each recorded as the ATen factory call PyTorch's profiler shows where ATen's op makes
+// it (recorded_allocations.cpp): empty_strided; empty_like (around empty_strided for Preserve,
+// else around empty). Only where ember's op allocates as ATen's does: clone, ones_like.
+Tensor recorded_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device);
+Tensor recorded_empty_like(const Tensor& t, MemoryFormat memory_format);
 // The output of an element-wise op of `shape` over `inputs`, laid out as PyTorch's TensorIterator
 // lays it out (a permuted input gives a permuted result).
 template <typename... Inputs>

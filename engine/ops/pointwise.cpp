@@ -8,6 +8,7 @@
 #include "elementwise.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
+#include "profiler/steps.h"
 #include "shape_rules.h"
 #include "type_promotion.h"
 
@@ -134,10 +135,15 @@ struct Sqrt : FunctionalOp {
   }
   static SqrtBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
+// PyTorch 1.13's CPU relu is clamp_min(self, 0); ember's relu kernel computes exactly that (x below 0
+// raised to 0, NaN kept), so its work is recorded as the aten::clamp_min step (profiler/steps.h) and
+// relu's own event holds only the dispatch, as PyTorch's does.
 struct Relu : FunctionalOp {
   static constexpr const char* name = "aten::relu";
+  static constexpr bool work_in_steps = true;
   static Tensor compute(const Tensor& a) {
     EMBER_CHECK(a.dtype() != kBool, "Boolean inputs not supported for relu");
+    profiler::OpEvent<profiler::steps::ClampMin> clamp_min(a, Scalar(0));
     return elementwise::unary(UnaryOp::Relu, a, a.dtype());
   }
   static ReluBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }

@@ -143,17 +143,20 @@ ValuesIndices extreme_dim(const Tensor& a, int64_t dim, bool keepdim, ReduceOp o
 }
 
 // ---- the op structs (dispatch.h) ----
+// ATen's sum(self, dtype) and sum(self, dim, keepdim, dtype): ember takes no dtype, so it is always
+// None, passed only so that record_shapes lists PyTorch's arguments.
+using NoDType = std::optional<DType>;
 struct Sum : FunctionalOp {  // all elements
   static constexpr const char* name = "aten::sum";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) { return sum_over(a, {}, false); }
-  static SumBackward0 save(const Tensor&, const Tensor& a) { return {a.sizes()}; }
+  static Tensor compute(const Tensor& a, NoDType) { return sum_over(a, {}, false); }
+  static SumBackward0 save(const Tensor&, const Tensor& a, NoDType) { return {a.sizes()}; }
 };
 struct SumDims : FunctionalOp {
   static constexpr const char* name = "aten::sum";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim) { return sum_over(a, dims, keepdim); }
-  static SumBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
+  static Tensor compute(const Tensor& a, const Dims& dims, bool keepdim, NoDType) { return sum_over(a, dims, keepdim); }
+  static SumBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim, NoDType) {
     return {a.sizes(), dims, keepdim};
   }
 };
@@ -236,8 +239,8 @@ void internal::scatter_into_new_tensor(const Tensor& fresh, int64_t dim, const T
   call_on_new_tensor<Scatter>(fresh, dim, index, src);
 }
 
-Tensor sum(const Tensor& a) { return call<Sum>(a); }
-Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) { return call<SumDims>(a, dims, keepdim); }
+Tensor sum(const Tensor& a) { return call<Sum>(a, NoDType()); }
+Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) { return call<SumDims>(a, dims, keepdim, NoDType()); }
 Tensor mean(const Tensor& a) { return call<Mean>(a); }
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) { return call<MeanDims>(a, dims, keepdim); }
 Tensor max(const Tensor& a) { return call<MaxAll>(a); }

@@ -6,6 +6,7 @@
 #include "core/size_arithmetic.h"
 #include "dispatch.h"
 #include "new_tensors.h"
+#include "profiler/steps.h"
 #include "shape_rules.h"
 
 namespace ember {
@@ -17,6 +18,14 @@ namespace {
 // A tensor sharing self's storage and version counter, with another layout.
 Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
   return Tensor(std::make_shared<TensorImpl>(*self.impl(), sizes, strides, offset, self.dtype()));
+}
+
+// The same, recorded as the aten::as_strided step that ATen's view ops (all but view and
+// _reshape_alias) take to make their result, so a profile nests it in the view op as PyTorch's does.
+Tensor strided_view(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
+  using profiler::steps::Unrecorded;
+  profiler::OpEvent<profiler::steps::AsStrided> step(self, Unrecorded{}, Unrecorded{}, Unrecorded{});
+  return alias_with(self, sizes, strides, offset);
 }
 
 // self's storage offset moved `index` steps of `stride`. Within a tensor that has elements this is
@@ -102,7 +111,7 @@ struct Select : ViewOp {
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     new_sizes.erase(d);
     new_strides.erase(d);
-    return alias_with(self, new_sizes, new_strides, offset_by(self, index, self.stride(d)));
+    return strided_view(self, new_sizes, new_strides, offset_by(self, index, self.stride(d)));
   }
   static SelectBackward0 save(const Tensor&, const Tensor& self, int64_t dim, int64_t index) {
     const int64_t d = wrap_dim(dim, self.dim());
@@ -134,7 +143,7 @@ struct Slice : ViewOp {
     // A step so large that the stride overflows leaves one element, whose stride is never used: the
     // stride stays unscaled (ATen's wraps around and its as_strided then refuses the negative stride).
     if (__builtin_mul_overflow(self.stride(b.dim), step, &new_strides[b.dim])) new_strides[b.dim] = self.stride(b.dim);
-    return alias_with(self, new_sizes, new_strides, offset_by(self, b.start, self.stride(b.dim)));
+    return strided_view(self, new_sizes, new_strides, offset_by(self, b.start, self.stride(b.dim)));
   }
   static SliceBackward0 save(const Tensor&, const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
     const SliceBounds b = slice_bounds(self, dim, start, end);
@@ -150,7 +159,7 @@ struct Transpose : ViewOp {
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     std::swap(new_sizes[d0], new_sizes[d1]);
     std::swap(new_strides[d0], new_strides[d1]);
-    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+    return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
   static TransposeBackward0 save(const Tensor&, const Tensor& self, int64_t dim0, int64_t dim1) {
     if (self.dim() == 0) return {};
@@ -188,20 +197,20 @@ struct Permute : ViewOp {
       new_sizes.push_back(self.sizes()[w]);
       new_strides.push_back(self.strides()[w]);
     }
-    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+    return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
   static PermuteBackward0 save(const Tensor&, const Tensor& self, const Dims& order) { return {wrapped(self, order)}; }
 };
-struct Expand : ViewOp {
+struct Expand : ViewOp {  // expand(self, size, implicit): `implicit` changes nothing but the profile's arguments
   static constexpr const char* name = "aten::expand";
-  static Tensor compute(const Tensor& self, const Dims& target) {
+  static Tensor compute(const Tensor& self, const Dims& target, bool /*implicit*/) {
     const int64_t ndim = target.size(), tensor_dim = self.dim();
     EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(self.dtype(), self.device().is_cuda()), "{",
                 to_string(self.sizes()), "}, size=", to_string(target), "): the number of sizes provided (", ndim,
                 ") must be greater or equal to the number of dimensions in the tensor (", tensor_dim, ")");
     // A 0-dim tensor takes the sizes as given (ATen's inferExpandGeometry): a -1 is a size there,
     // refused with the element count's text. Negative sizes are refused by that count everywhere.
-    if (tensor_dim == 0) return alias_with(self, target, Dims::filled(ndim, 0), self.storage_offset());
+    if (tensor_dim == 0) return strided_view(self, target, Dims::filled(ndim, 0), self.storage_offset());
     Dims new_sizes = Dims::filled(ndim, 0), new_strides = Dims::filled(ndim, 0);
     for (int64_t i = ndim - 1; i >= 0; --i) {
       const int64_t d = tensor_dim - 1 - (ndim - 1 - i);
@@ -223,9 +232,9 @@ struct Expand : ViewOp {
       new_sizes[i] = size;
       new_strides[i] = stride;
     }
-    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+    return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
-  static ExpandBackward0 save(const Tensor&, const Tensor& self, const Dims&) { return {self.sizes()}; }
+  static ExpandBackward0 save(const Tensor&, const Tensor& self, const Dims&, bool) { return {self.sizes()}; }
 };
 struct Squeeze : ViewOp {  // every size-1 dim
   static constexpr const char* name = "aten::squeeze";
@@ -236,20 +245,23 @@ struct Squeeze : ViewOp {  // every size-1 dim
         new_sizes.push_back(self.sizes()[d]);
         new_strides.push_back(self.strides()[d]);
       }
-    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+    return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
   static SqueezeBackward0 save(const Tensor&, const Tensor& self) { return {{self.sizes()}}; }
 };
 struct SqueezeDim : ViewOp {
   static constexpr const char* name = "aten::squeeze";
-  static Tensor compute(const Tensor& self, int64_t dim) {
+  static Tensor compute(const Tensor& self, int64_t dim) { return squeezed(self, dim, strided_view); }
+  // self without `dim` when its size is 1, made by `make_view` (alias_with or strided_view).
+  template <typename MakeView>
+  static Tensor squeezed(const Tensor& self, int64_t dim, MakeView make_view) {
     const int64_t d = wrap_dim(dim, self.dim());
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     if (self.dim() > 0 && self.sizes()[d] == 1) {
       new_sizes.erase(d);
       new_strides.erase(d);
     }
-    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+    return make_view(self, new_sizes, new_strides, self.storage_offset());
   }
   static SqueezeBackward1 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
 };
@@ -258,7 +270,7 @@ struct SqueezeDim : ViewOp {
 struct SqueezeFresh : FunctionalOp {
   static constexpr const char* name = "aten::squeeze_";
   static Tensor compute(const Tensor& fresh, int64_t dim) {
-    Tensor out = SqueezeDim::compute(fresh, dim);
+    Tensor out = SqueezeDim::squeezed(fresh, dim, alias_with);  // ATen's squeeze_ restrides in place: no as_strided
     out.impl()->version_counter->bump();
     return out;
   }
@@ -271,7 +283,7 @@ struct Unsqueeze : ViewOp {
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     new_sizes.insert(d, 1);
     new_strides.insert(d, d < self.dim() ? wrapping_multiply(self.sizes()[d], self.strides()[d]) : 1);
-    return alias_with(self, new_sizes, new_strides, self.storage_offset());
+    return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
   static UnsqueezeBackward0 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
 };
@@ -280,7 +292,10 @@ struct Unsqueeze : ViewOp {
 // same, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch).
 struct Detach : FunctionalOp {
   static constexpr const char* name = "aten::detach";
-  static Tensor compute(const Tensor& self) { return internal::alias(self); }
+  static Tensor compute(const Tensor& self) {
+    profiler::OpEvent<profiler::steps::Detach> alias(self);  // PyTorch's autograd kernel's inner event
+    return internal::alias(self);
+  }
 };
 
 }  // namespace
@@ -324,7 +339,7 @@ Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return call<Transpose>(*this, dim0, dim1); }
 Tensor Tensor::t() const { return call<MatrixTranspose>(*this); }
 Tensor Tensor::permute(const Dims& order) const { return call<Permute>(*this, order); }
-Tensor Tensor::expand(const Dims& target) const { return call<Expand>(*this, target); }
+Tensor Tensor::expand(const Dims& target) const { return call<Expand>(*this, target, false); }
 Tensor Tensor::squeeze() const { return call<Squeeze>(*this); }
 Tensor Tensor::squeeze(int64_t dim) const { return call<SqueezeDim>(*this, dim); }
 Tensor Tensor::unsqueeze(int64_t dim) const { return call<Unsqueeze>(*this, dim); }

@@ -104,6 +104,12 @@ int64_t EventList::self_cpu_memory_usage(const Event& event) const {
   return self;
 }
 
+int64_t EventList::self_cuda_memory_usage(const Event& event) const {
+  int64_t self = event.cuda_memory_usage();
+  for (int64_t child : event.children) self -= events_[child].cuda_memory_usage();
+  return self;
+}
+
 KeyAverages EventList::key_averages(bool group_by_input_shape) const {
   std::vector<EventAverage> rows;
   // Summed exactly in nanoseconds, turned into microseconds at the end: CPU and CUDA, total and self.
@@ -128,6 +134,8 @@ KeyAverages EventList::key_averages(bool group_by_input_shape) const {
     time.self_cuda += self_cuda_time_ns(event);
     row.cpu_memory_usage += event.cpu_memory_usage();
     row.self_cpu_memory_usage += self_cpu_memory_usage(event);
+    row.cuda_memory_usage += event.cuda_memory_usage();
+    row.self_cuda_memory_usage += self_cuda_memory_usage(event);
     row.flops += event.flops;
     row.bytes_read += event.bytes_read;
     row.bytes_written += event.bytes_written;

@@ -23,7 +23,8 @@ void Profiler::stop() {
   running_ = false;
   for (Event& event : events) {
     if (options_.with_flops) event.flops = flops_of(event);
-    if (!options_.profile_memory) event.bytes_allocated = event.bytes_freed = 0;  // counted for bytes_written only
+    if (!options_.profile_memory)  // counted for bytes_written only
+      event.bytes_allocated = event.bytes_freed = event.cuda_bytes_allocated = event.cuda_bytes_freed = 0;
   }
   events_ = EventList(std::move(events), options_);
   finished_ = true;

@@ -53,10 +53,14 @@ struct Event {
   // With record_shapes: one entry per argument; a non-tensor argument has shape [] and type
   // "Scalar" (a number), "TensorList" or "" (anything else), as in PyTorch.
   std::vector<std::vector<int64_t>> input_shapes;
-  std::vector<std::string> input_types;          // "float", "double", "long int", ...
-  int64_t bytes_allocated = 0, bytes_freed = 0;  // profile_memory: inside it, its children's included
-  int64_t flops = 0;                             // with_flops: PyTorch's formula, 0 for other ops
-  int64_t bytes_read = 0, bytes_written = 0;     // the op's own tensor traffic (see roofline.h)
+  std::vector<std::string> input_types;  // "float", "double", "long int", ...
+  // profile_memory: CPU bytes allocated and freed inside it, its children's included (requested
+  // bytes, as PyTorch reports them), and GPU bytes (the caching allocator's blocks). An event named
+  // "[memory]" holds bytes allocated or freed outside every event, at that instant.
+  int64_t bytes_allocated = 0, bytes_freed = 0;
+  int64_t cuda_bytes_allocated = 0, cuda_bytes_freed = 0;
+  int64_t flops = 0;                          // with_flops: PyTorch's formula, 0 for other ops
+  int64_t bytes_read = 0, bytes_written = 0;  // the op's own tensor traffic (see roofline.h)
   // CUDA activity: the GPU's stamps at the op's start and end, from the profiler's start; the
   // GPU time between them includes its children's, as CPU times do. -1: not timed on the GPU.
   int64_t cuda_start_ns = -1, cuda_end_ns = -1;
@@ -64,6 +68,7 @@ struct Event {
   int64_t duration_ns() const { return end_ns - start_ns; }
   int64_t cuda_duration_ns() const { return cuda_start_ns < 0 ? 0 : cuda_end_ns - cuda_start_ns; }
   int64_t cpu_memory_usage() const { return bytes_allocated - bytes_freed; }
+  int64_t cuda_memory_usage() const { return cuda_bytes_allocated - cuda_bytes_freed; }
 };
 
 // PyTorch's FLOP count for an op event, from its input shapes (with_flops): 2·M·K·N for
@@ -82,6 +87,7 @@ struct EventAverage {
   double cpu_time_total = 0, self_cpu_time_total = 0;
   double cuda_time_total = 0, self_cuda_time_total = 0;
   int64_t cpu_memory_usage = 0, self_cpu_memory_usage = 0;
+  int64_t cuda_memory_usage = 0, self_cuda_memory_usage = 0;
   int64_t flops = 0;
   int64_t bytes_read = 0, bytes_written = 0;
 
@@ -126,6 +132,7 @@ class EventList {
   int64_t self_cpu_time_ns(const Event& event) const;   // its time minus its direct children's
   int64_t self_cuda_time_ns(const Event& event) const;  // the same on the GPU
   int64_t self_cpu_memory_usage(const Event& event) const;
+  int64_t self_cuda_memory_usage(const Event& event) const;
 
   KeyAverages key_averages(bool group_by_input_shape = false) const;
   // A JSON trace (ph "X" events) for ui.perfetto.dev or chrome://tracing.
@@ -219,7 +226,9 @@ enum class Traffic : uint8_t { None, Functional, InPlace };
 
 Handle open_op(const char* name, Traffic traffic, const Argument* arguments, size_t count, int64_t bytes_read,
                int64_t bytes_overwritten);
-Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation);
+// A range: a user's (is_user_annotation) or the engine's; with record_shapes, its `count` arguments.
+Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation,
+                  const Argument* arguments = nullptr, size_t count = 0);
 void close(const Handle& handle);
 
 // Profiler::start and stop: the recording threads' buffers, gathered in start order.
@@ -250,8 +259,12 @@ class OpEvent {
  private:
   template <typename... Args>
   [[gnu::noinline]] void open(const Args&... args) {
-    using Kind = std::remove_cv_t<decltype(Op::kind)>;  // dispatch.h's OpKind
-    constexpr detail::Traffic traffic = Op::kind == Kind::InPlace      ? detail::Traffic::InPlace
+    using Kind = std::remove_cv_t<decltype(Op::kind)>;  // dispatch.h's OpKind, or a step's Traffic (steps.h)
+    // An op whose work is done by the steps it records inside (clone: empty_like, copy_) moves no
+    // bytes of its own: its steps carry them.
+    constexpr bool work_in_steps = requires { Op::work_in_steps; };
+    constexpr detail::Traffic traffic = work_in_steps                  ? detail::Traffic::None
+                                        : Op::kind == Kind::InPlace    ? detail::Traffic::InPlace
                                         : Op::kind == Kind::Functional ? detail::Traffic::Functional
                                                                        : detail::Traffic::None;
     const detail::Argument arguments[] = {detail::describe(args)..., detail::Argument{}};
@@ -295,12 +308,20 @@ class EmitNvtx {
   EmitNvtx& operator=(const EmitNvtx&) = delete;
 };
 
-// ember's own ranges (the backward engine's), named by a string constant that is not copied.
+// ember's own ranges (the backward engine's), named by a string constant that is not copied. With
+// an input, record_shapes shows its shape as the range's one argument: a backward node's event
+// shows the gradient it was given, as PyTorch's does.
 class Scope {
  public:
   explicit Scope(const char* constant_name) {
     if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]]
       handle_ = detail::open_range(constant_name, {}, false);
+  }
+  Scope(const char* constant_name, const Tensor& input) {
+    if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]] {
+      const detail::Argument argument = detail::describe(input);
+      handle_ = detail::open_range(constant_name, {}, false, &argument, 1);
+    }
   }
   ~Scope() {
     if (handle_.is_open()) [[unlikely]]

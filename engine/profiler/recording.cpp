@@ -6,9 +6,12 @@
 // each other, and appending an event allocates nothing but a new chunk when one fills. Nesting is
 // exact: each buffer knows its innermost open event, which is the parent of the next one.
 //
-// Bytes allocated while an event is innermost are counted on it (allocator.h's observer); stop()
+// Bytes allocated while an event is innermost are counted on it (allocator.h's observer: CPU bytes
+// as requested, GPU bytes as the blocks handed out, as PyTorch's profiler reports them); stop()
 // adds each event's bytes to its parent's, so an event's memory includes its children's as in
-// PyTorch, and an op's own allocations are the bytes it writes (the roofline's traffic).
+// PyTorch, and an op's own allocations are the bytes it writes (the roofline's traffic). With
+// profile_memory, bytes allocated or freed outside every event are an event of their own,
+// "[memory]", as in PyTorch (a tensor freed between two ops, a graph freed after backward).
 //
 // With the CUDA activity, each event also takes a GPU timestamp (a CUDA event) when it opens and
 // closes; stop() waits for the GPU once and turns the stamps into times. With EmitNvtx, each
@@ -36,8 +39,9 @@ struct RawEvent {
   Traffic traffic;
   bool is_user_annotation;
   int64_t bytes_read, bytes_overwritten;
-  int64_t self_allocated, self_freed;  // while it was the innermost open event
-  int32_t cuda_start, cuda_end;        // marks on the GPU timeline (CUDA activity), -1: none
+  int64_t self_allocated, self_freed;            // CPU bytes, while it was the innermost open event
+  int64_t self_cuda_allocated, self_cuda_freed;  // GPU bytes (the blocks handed out), the same
+  int32_t cuda_start, cuda_end;                  // marks on the GPU timeline (CUDA activity), -1: none
 };
 
 constexpr uint32_t kChunkEvents = 4096;
@@ -100,7 +104,8 @@ uint64_t last_session = 0;
 int64_t session_start_ns = 0;
 std::atomic<bool> record_shapes{false};
 std::atomic<bool> record_cuda{false};
-std::atomic<int> nvtx_guards{0};  // EmitNvtx guards alive
+std::atomic<bool> record_memory{false};  // profile_memory: bytes outside every event become "[memory]" events
+std::atomic<int> nvtx_guards{0};         // EmitNvtx guards alive
 
 // Every thread's buffer; the mutex guards the list, taken when a thread first records and by
 // begin/end_session, never per event.
@@ -177,14 +182,39 @@ Handle open(std::string_view name, Fill&& fill) {
   return handle;
 }
 
+constexpr const char* kMemoryEventName = "[memory]";
+
+// Bytes allocated (delta > 0) or freed on this thread: counted on its innermost open event, or,
+// with profile_memory, outside every event, on an event of their own named "[memory]" (PyTorch's
+// top-level memory events: an instant, at top level, with no shapes).
 void count_allocation(Device device, int64_t delta) {
-  ThreadBuffer* buffer = this_thread;
-  if (buffer == nullptr || !device.is_cpu()) return;
+  const bool own_events = record_memory.load(std::memory_order_relaxed);
+  ThreadBuffer* buffer = own_events ? buffer_of_this_thread() : this_thread;
+  if (buffer == nullptr) return;
+  const uint64_t session = current_session.load(std::memory_order_acquire);
+  if (session == 0) return;
   std::lock_guard<std::mutex> lock(buffer->mutex);
-  if (buffer->session != current_session.load(std::memory_order_relaxed) || buffer->innermost < 0) return;
-  RawEvent& event = buffer->at(static_cast<uint32_t>(buffer->innermost));
-  if (delta > 0) event.self_allocated += delta;
-  else event.self_freed -= delta;
+  if (buffer->session != session) {
+    if (!own_events) return;
+    buffer->restart(session);
+  }
+  RawEvent* event = nullptr;
+  if (buffer->innermost >= 0) {
+    event = &buffer->at(static_cast<uint32_t>(buffer->innermost));
+  } else {
+    if (!own_events) return;
+    event = &buffer->append();
+    *event = RawEvent{};
+    event->name = kMemoryEventName;
+    event->parent = -1;
+    event->cuda_start = event->cuda_end = -1;
+    event->traffic = Traffic::None;
+    event->start_ns = event->end_ns = now_ns();
+  }
+  int64_t& allocated = device.is_cpu() ? event->self_allocated : event->self_cuda_allocated;
+  int64_t& freed = device.is_cpu() ? event->self_freed : event->self_cuda_freed;
+  if (delta > 0) allocated += delta;
+  else freed -= delta;
 }
 
 }  // namespace
@@ -203,12 +233,17 @@ Handle open_op(const char* name, Traffic traffic, const Argument* arguments, siz
   });
 }
 
-Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation) {
+Handle open_range(const char* constant_name, std::string_view copied_name, bool is_user_annotation,
+                  const Argument* arguments, size_t count) {
   return open(constant_name != nullptr ? std::string_view(constant_name) : copied_name,
               [&](ThreadBuffer& buffer, RawEvent& event) {
                 event.name = constant_name != nullptr ? constant_name : buffer.names.emplace_back(copied_name).c_str();
                 event.traffic = Traffic::None;
                 event.is_user_annotation = is_user_annotation;
+                if (count == 0 || !record_shapes.load(std::memory_order_relaxed)) return;
+                event.inputs_begin = static_cast<uint32_t>(buffer.inputs.size());
+                event.input_count = static_cast<uint32_t>(count);
+                for (size_t i = 0; i < count; ++i) record_argument(buffer.inputs, arguments[i]);
               });
 }
 
@@ -242,6 +277,7 @@ void begin_session(const ProfilerOptions& options) {
   const bool records_events = asks_for(ProfilerActivity::CPU);
   cuda = cuda && records_events;
   record_shapes.store(options.record_shapes || options.with_flops);
+  record_memory.store(options.profile_memory && records_events);
   if (cuda) cuda::start_timeline();
   record_cuda.store(cuda);
   session_start_ns = now_ns();
@@ -274,6 +310,8 @@ Event cooked(ThreadBuffer& buffer, const RawEvent& raw, int64_t first_index, int
   event.parent = raw.parent < 0 ? -1 : first_index + raw.parent;
   event.bytes_allocated = raw.self_allocated;
   event.bytes_freed = raw.self_freed;
+  event.cuda_bytes_allocated = raw.self_cuda_allocated;
+  event.cuda_bytes_freed = raw.self_cuda_freed;
   if (raw.cuda_start >= 0) {
     event.cuda_start_ns = gpu.ns(raw.cuda_start);
     event.cuda_end_ns = std::max(event.cuda_start_ns, gpu.ns(raw.cuda_end));  // still open: ends at stop()
@@ -315,8 +353,11 @@ std::vector<Event> in_start_order(std::vector<Event> events) {
   }
   for (size_t i = sorted.size(); i-- > 0;) {  // children come after their parent
     if (sorted[i].parent < 0) continue;
-    sorted[sorted[i].parent].bytes_allocated += sorted[i].bytes_allocated;
-    sorted[sorted[i].parent].bytes_freed += sorted[i].bytes_freed;
+    Event& parent = sorted[sorted[i].parent];
+    parent.bytes_allocated += sorted[i].bytes_allocated;
+    parent.bytes_freed += sorted[i].bytes_freed;
+    parent.cuda_bytes_allocated += sorted[i].cuda_bytes_allocated;
+    parent.cuda_bytes_freed += sorted[i].cuda_bytes_freed;
   }
   return sorted;
 }
@@ -330,6 +371,7 @@ std::vector<Event> end_session() {
   session_running = false;
   recording.store(nvtx_guards.load() > 0);
   set_allocation_observer(nullptr);
+  record_memory.store(false);
   GpuStamps gpu;
   if (record_cuda.exchange(false)) {
     gpu.stop_mark = cuda::mark_timeline();

@@ -260,6 +260,8 @@ Verdict roofline_verdict(const EventAverage& row, const MachinePeaks& peaks) {
                           row.self_cpu_time_total / 1e6 / calls, peaks);
 }
 
+bool has_roofline(const EventAverage& row) { return row.flops > 0 || row.bytes_read + row.bytes_written > 0; }
+
 std::string roofline_table(const KeyAverages& averages, const MachinePeaks& peaks, int64_t row_limit) {
   std::vector<EventAverage> rows = averages.rows();
   std::stable_sort(rows.begin(), rows.end(), [](const EventAverage& a, const EventAverage& b) {
@@ -290,7 +292,9 @@ std::string roofline_table(const KeyAverages& averages, const MachinePeaks& peak
                       row.flops == 0 ? "--" : figure(row.flops / calls, ""), bytes == 0 ? "--" : figure(bytes, "B"),
                       row.flops == 0 ? "--" : seconds_text(verdict.compute_seconds),
                       bytes == 0 ? "--" : seconds_text(verdict.memory_seconds),
-                      verdict.faster_than_peaks() ? "faster than the peaks: recalibrate" : to_string(verdict.bound));
+                      !has_roofline(row)            ? "--"
+                      : verdict.faster_than_peaks() ? "faster than the peaks: recalibrate"
+                                                    : to_string(verdict.bound));
   }
   return out;
 }

@@ -106,6 +106,10 @@ Verdict roofline_verdict_from_bounds(double compute_seconds, double memory_secon
 Verdict roofline_verdict(double flops, double bytes, double seconds, const MachinePeaks& peaks);
 // The verdict on one row of key_averages(): per call, on its self time.
 Verdict roofline_verdict(const EventAverage& row, const MachinePeaks& peaks);
+// Whether a row can have a verdict: an op that counts FLOPs or moves bytes of its own. A user's
+// range, an autograd wrapper row, a view and a composite op (whose work is in the ops inside it)
+// have neither, so a roofline says nothing about them: their tables show "--".
+bool has_roofline(const EventAverage& row);
 
 // The top rows by self CPU time with their verdicts, the machine's figures on top.
 std::string roofline_table(const KeyAverages& averages, const MachinePeaks& peaks, int64_t row_limit = 10);

@@ -2,8 +2,8 @@
 // so a reader who knows PyTorch's table reads ember's without a second look:
 //   - columns Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, [Self CUDA, Self
 //     CUDA %, CUDA total, CUDA time avg when a row has GPU time], [CPU Mem, Self CPU Mem with
-//     profile_memory], # of Calls, [Input Shapes when grouped by them], [Total <unit>FLOPs
-//     with with_flops]; every cell right-aligned and followed by two spaces;
+//     profile_memory, then CUDA Mem, Self CUDA Mem when a row allocated GPU memory], # of Calls, [Input Shapes when
+//     grouped by them], [Total <unit>FLOPs with with_flops]; every cell right-aligned and followed by two spaces;
 //   - the Name column as wide as the longest name + 4, at most 55, longer names cut to 52 + "...";
 //   - percentages of the sum of all rows' self times (so "CPU total %" can add up past 100%), the
 //     CUDA ones of the rows' self CUDA times;
@@ -49,8 +49,7 @@ std::string format_memory(int64_t bytes) {
   return std::to_string(bytes) + " b";
 }
 
-// The value each sort_by name sorts on. ember does not count CUDA memory per op (torch.cuda's
-// counters do), so those fields are 0 and sorting by them keeps the order.
+// The value each sort_by name sorts on.
 std::function<double(const EventAverage&)> sort_key(const std::string& sort_by) {
   if (sort_by == "cpu_time") return [](const EventAverage& e) { return e.cpu_time(); };
   if (sort_by == "cpu_time_total") return [](const EventAverage& e) { return e.cpu_time_total; };
@@ -62,8 +61,9 @@ std::function<double(const EventAverage&)> sort_key(const std::string& sort_by) 
   if (sort_by == "cuda_time") return [](const EventAverage& e) { return e.cuda_time(); };
   if (sort_by == "cuda_time_total") return [](const EventAverage& e) { return e.cuda_time_total; };
   if (sort_by == "self_cuda_time_total") return [](const EventAverage& e) { return e.self_cuda_time_total; };
-  if (sort_by == "cuda_memory_usage" || sort_by == "self_cuda_memory_usage")
-    return [](const EventAverage&) { return 0.0; };
+  if (sort_by == "cuda_memory_usage") return [](const EventAverage& e) { return double(e.cuda_memory_usage); };
+  if (sort_by == "self_cuda_memory_usage")
+    return [](const EventAverage& e) { return double(e.self_cuda_memory_usage); };
   throw Error(str_cat("'FunctionEventAvg' object has no attribute '", sort_by, "'"));
 }
 
@@ -99,7 +99,7 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
   bool has_input_shapes = false;
   int64_t smallest_flops = 0;
   double total_self_us = 0, total_self_cuda_us = 0;
-  bool has_cuda_time = false;
+  bool has_cuda_time = false, has_cuda_memory = false;
   for (const EventAverage& row : rows) {
     longest_name = std::max(longest_name, row.key.size());
     longest_shapes = std::max(longest_shapes, shapes_string(row.input_shapes).size());
@@ -108,6 +108,7 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
     total_self_us += row.self_cpu_time_total;
     total_self_cuda_us += row.self_cuda_time_total;
     has_cuda_time = has_cuda_time || row.self_cuda_time_total > 0;
+    has_cuda_memory = has_cuda_memory || row.self_cuda_memory_usage > 0;
   }
   const bool with_flops = options_.with_flops && smallest_flops > 0;
   const int name_width = std::min(static_cast<int>(longest_name) + 4, kMaxNameWidth);
@@ -116,6 +117,7 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
   std::vector<std::string> headers = {"Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"};
   if (has_cuda_time) headers.insert(headers.end(), {"Self CUDA", "Self CUDA %", "CUDA total", "CUDA time avg"});
   if (options_.profile_memory) headers.insert(headers.end(), {"CPU Mem", "Self CPU Mem"});
+  if (options_.profile_memory && has_cuda_memory) headers.insert(headers.end(), {"CUDA Mem", "Self CUDA Mem"});
   headers.push_back("# of Calls");
   Layout layout;
   layout.add_column(name_width);
@@ -152,6 +154,8 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
                     format_time(row.cuda_time_total), format_time(row.cuda_time())});
     if (options_.profile_memory)
       cells.insert(cells.end(), {format_memory(row.cpu_memory_usage), format_memory(row.self_cpu_memory_usage)});
+    if (options_.profile_memory && has_cuda_memory)
+      cells.insert(cells.end(), {format_memory(row.cuda_memory_usage), format_memory(row.self_cuda_memory_usage)});
     cells.push_back(std::to_string(row.count));
     if (has_input_shapes) cells.push_back(shapes_string(row.input_shapes).substr(0, shapes_width));
     if (with_flops)

@@ -7,6 +7,10 @@
 // Nested events are drawn inside each other because their intervals nest. With the CUDA activity,
 // each op's GPU interval is drawn on a second process, "GPU 0" (pid 0, as Kineto numbers devices),
 // as a "gpu_user_annotation": the span of the GPU work the op queued, named after the op.
+// With profile_memory, each event's args add its memory columns ("CPU Mem", "Self CPU Mem", and
+// "CUDA Mem", "Self CUDA Mem" where it has GPU bytes), and bytes allocated or freed outside every
+// op are Kineto's "[memory]" instants ("ph": "i", category "cpu_instant_event", args "Device Type"
+// 0 for the CPU or 1 for CUDA, "Device Id", "Bytes"), drawn as marks on their thread's timeline.
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,7 +46,30 @@ void EventList::export_chrome_trace(const std::string& path) const {
                             {"tid", thread},
                             {"args", {{"name", "thread " + std::to_string(thread)}}}});
   for (const Event& event : events_) {
+    if (event.name == "[memory]") {
+      const bool on_gpu = event.cuda_memory_usage() != 0;
+      trace_events.push_back({{"ph", "i"},
+                              {"s", "t"},
+                              {"cat", "cpu_instant_event"},
+                              {"name", event.name},
+                              {"pid", pid},
+                              {"tid", event.thread},
+                              {"ts", static_cast<double>(event.start_ns) / 1000.0},
+                              {"args",
+                               {{"Device Type", on_gpu ? 1 : 0},
+                                {"Device Id", on_gpu ? 0 : -1},
+                                {"Bytes", on_gpu ? event.cuda_memory_usage() : event.cpu_memory_usage()}}}});
+      continue;
+    }
     json args = json::object();
+    if (options_.profile_memory) {
+      args["CPU Mem"] = event.cpu_memory_usage();
+      args["Self CPU Mem"] = self_cpu_memory_usage(event);
+      if (event.cuda_memory_usage() != 0 || self_cuda_memory_usage(event) != 0) {
+        args["CUDA Mem"] = event.cuda_memory_usage();
+        args["Self CUDA Mem"] = self_cuda_memory_usage(event);
+      }
+    }
     if (!event.input_types.empty()) {
       args["Input Dims"] = event.input_shapes;
       args["Input type"] = event.input_types;

@@ -37,6 +37,8 @@ void bind_profiler(py::module_& m) {
       .def_readonly("self_cuda_time_total", &EventAverage::self_cuda_time_total)
       .def_readonly("cpu_memory_usage", &EventAverage::cpu_memory_usage)
       .def_readonly("self_cpu_memory_usage", &EventAverage::self_cpu_memory_usage)
+      .def_readonly("cuda_memory_usage", &EventAverage::cuda_memory_usage)
+      .def_readonly("self_cuda_memory_usage", &EventAverage::self_cuda_memory_usage)
       .def_readonly("flops", &EventAverage::flops)
       .def_property_readonly("cpu_time", &EventAverage::cpu_time)
       .def_property_readonly("cuda_time", &EventAverage::cuda_time)
