@@ -154,9 +154,10 @@ class DotWriter {
       to_visit.pop_back();
       if (!visited_.insert(node).second) continue;
       const std::string id = node_id(node);
-      for (const auto& [name, saved] : named_saved_tensors(*node)) {
-        const std::string saved_id = tensor_box(saved.impl(), saved.sizes(), "orange", name);
-        edge(id, saved_id, "dir=none");
+      for (auto& [name, saved] : named_saved_tensors(*node)) {
+        edge(id, tensor_box(saved.impl(), saved.sizes(), "orange", name), "dir=none");
+        // An unpack hook's tensor is new: kept, so that its address names no other box later.
+        shown_.push_back(std::move(saved));
       }
       if (const auto* accumulate = std::get_if<AccumulateGrad>(&node->fn)) {
         const TensorImpl* leaf = accumulate->variable.get();
@@ -190,6 +191,7 @@ class DotWriter {
   std::unordered_set<Node*> visited_;
   std::vector<std::pair<std::string, std::string>> boxes_;  // id, attributes, in order of first sight
   std::vector<std::string> edges_;
+  std::vector<Tensor> shown_;  // the saved tensors drawn, alive until the text is written
 };
 
 }  // namespace

@@ -44,7 +44,8 @@ class SavedTensor {
   // grad_fn._raw_saved_self.register_hooks); pack receives the tensor without its history.
   void register_hooks(PackHook pack, UnpackHook unpack);
 
-  // The tensor, after checking it was neither freed by backward nor modified in place since.
+  // The tensor, after checking it was neither freed by backward nor modified in place since (the
+  // second is not checked for a tensor saved through hooks: it returns what unpack makes).
   Tensor unpack() const;
   // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
   void release();

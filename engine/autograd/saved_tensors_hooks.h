@@ -11,7 +11,8 @@
 //   the tensor itself for an input of the op (see saved_tensor.h for an output). A pack hook that
 //   changes its input in place is refused;
 // - unpack runs each time backward (or a look at the saved tensor) reads it, and must return a
-//   defined tensor;
+//   defined tensor; a node's backward reads each of its saved tensors once, in the order it saved
+//   them (derivatives.h's formulas are written so, and the ops save in PyTorch's order);
 // - a tensor saved through hooks is no longer version-checked: an in-place change after the
 //   tensor was saved is not detected (the hooks hold whatever they made of it);
 // - after backward without retain_graph the packed value is freed, and reading it raises
