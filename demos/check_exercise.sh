@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one exercise program into a fresh folder and checks that it wrote every file it printed
-# ("wrote PATH") and that a chart was drawn wherever gnuplot is installed.
+# ("wrote PATH") and that a chart was drawn wherever gnuplot is installed, a picture of each graph
+# wherever Graphviz's dot is.
 # Usage: check_exercise.sh PROGRAM FOLDER
 set -euo pipefail
 program=$1 folder=$2
@@ -13,5 +14,8 @@ while read -r path; do
 done < <(echo "$output" | sed -n 's/^ *wrote \([^ :]*\).*/\1/p')
 if command -v gnuplot >/dev/null && echo "$output" | grep -q "\.csv" && ! echo "$output" | grep -q "wrote .*\.png"; then
   echo "FAIL: gnuplot is installed but no chart was written"; status=1
+fi
+if command -v dot >/dev/null && echo "$output" | grep -q "wrote .*\.dot" && ! echo "$output" | grep -q "wrote .*\.png"; then
+  echo "FAIL: Graphviz's dot is installed but no picture was drawn"; status=1
 fi
 exit $status

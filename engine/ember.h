@@ -2,7 +2,9 @@
 #pragma once
 
 #include "autocast/autocast.h"
+#include "autograd/graph_dot.h"
 #include "autograd/node.h"
+#include "autograd/saved_tensors_hooks.h"
 #include "core/allocator.h"
 #include "core/cpu_capabilities.h"
 #include "core/cuda_backend.h"

@@ -11,8 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # pybind11-dev and python3-dev build the Python module, python3-pytest runs its tests, python3-numpy
-# is its NumPy interop's counterpart (python/CMakeLists.txt).
-packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev gnuplot-nox
+# is its NumPy interop's counterpart (python/CMakeLists.txt). graphviz draws the autograd graphs
+# (demos/graph_pictures.cpp), as gnuplot-nox draws the exercises' charts.
+packages=(cmake ninja-build g++ libeigen3-dev libdnnl-dev catch2 nlohmann-json3-dev gnuplot-nox graphviz
   pybind11-dev python3-dev python3-pytest python3-numpy)
 
 install_missing_packages() {
@@ -40,7 +41,8 @@ case "${1:-}" in
     install_missing_packages
     build_dir=${EMBER_BUILD_DIR:-build-demo}
     EMBER_CMAKE_ARGS="-DEMBER_CUDA=OFF ${EMBER_CMAKE_ARGS:-}" configure_and_build \
-      --target chapter first_steps exercise1_memory_leak exercise2_autocast exercise3_hot_spots pitfalls
+      --target chapter first_steps exercise1_memory_leak exercise2_autocast exercise3_hot_spots pitfalls \
+      saved_tensors graph_pictures
     "$build_dir/demos/chapter"
     ;;
   test)

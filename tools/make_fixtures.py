@@ -41,6 +41,10 @@ calls torch.manual_seed first, and JSON is written compactly
                                 fidelity_*.py files it names)
   tests/fixtures/size_sweep.json huge and negative sizes into every factory, view and resize_:
                                 PyTorch's result's layout or its error text (tools/fixtures/size_sweep.py)
+  tests/fixtures/saved_hooks.json saved-tensor hooks: pack/unpack order, gradients through a
+                                bfloat16 pack, their rules and error texts (tools/fixtures/saved_hooks.py)
+  tests/fixtures/graph_dot.json  autograd graphs as torchviz's make_dot(show_saved=True) draws them: boxes
+                                and edges (tools/fixtures/graph_dot.py)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
@@ -79,7 +83,7 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 import torch  # noqa: E402
 
 from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, optim, printing, profiler,  # noqa: E402
-                      random, replay, size_sweep)
+                      graph_dot, random, replay, saved_hooks, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -105,6 +109,8 @@ def main():
         ("nn_modules.json", nn_modules, nn_modules.build),
         ("fidelity.json", fidelity, fidelity.build),
         ("size_sweep.json", size_sweep, size_sweep.build),
+        ("saved_hooks.json", saved_hooks, saved_hooks.build),
+        ("graph_dot.json", graph_dot, graph_dot.build),
         ("replay.json", replay, replay.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them

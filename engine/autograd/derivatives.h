@@ -40,7 +40,8 @@ struct MulBackward0 {  // self * other; `other` is a 0-dim tensor when it was a 
   SavedTensor self, other;
   auto saved() { return std::tie(self, other); }
   Grads apply(const Tensor& g, Needs needs) const {
-    return {needs[0] ? g * other.unpack() : Tensor(), needs[1] ? g * self.unpack() : Tensor()};
+    const Tensor a = self.unpack(), b = other.unpack();  // in the order saved, as PyTorch unpacks
+    return {needs[0] ? g * b : Tensor(), needs[1] ? g * a : Tensor()};
   }
 };
 struct DivBackward0 {  // self / other
@@ -48,8 +49,8 @@ struct DivBackward0 {  // self / other
   SavedTensor self, other;
   auto saved() { return std::tie(self, other); }
   Grads apply(const Tensor& g, Needs needs) const {
-    const Tensor b = other.unpack();
-    return {needs[0] ? g / b : Tensor(), needs[1] ? -g * self.unpack() / (b * b) : Tensor()};
+    const Tensor a = self.unpack(), b = other.unpack();  // in the order saved, as PyTorch unpacks
+    return {needs[0] ? g / b : Tensor(), needs[1] ? -g * a / (b * b) : Tensor()};
   }
 };
 struct AddcmulBackward0 {  // self + value * tensor1 * tensor2; each tensor saved only for the other's gradient
@@ -68,7 +69,8 @@ struct AddcdivBackward0 {  // self + value * tensor1 / tensor2
   Scalar value = 1;
   auto saved() { return std::tie(tensor1, tensor2); }
   Grads apply(const Tensor& g, Needs needs) const {
-    return addcdiv_backward(g, tensor1.unpack(), tensor2.unpack(), value, needs);
+    const Tensor t2 = tensor2.unpack(), t1 = tensor1.unpack();  // in the order saved (PyTorch's)
+    return addcdiv_backward(g, t1, t2, value, needs);
   }
 };
 struct NegBackward0 {
@@ -126,13 +128,13 @@ struct SigmoidBackward0 {  // y (1 - y)
   static constexpr const char* name = "SigmoidBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {g * result.unpack() * (1.0 - result.unpack())}; }
+  Grads apply(const Tensor& g, Needs) const { return sigmoid_backward(g, result.unpack()); }
 };
 struct TanhBackward0 {  // 1 - y^2
   static constexpr const char* name = "TanhBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {g * (1.0 - result.unpack() * result.unpack())}; }
+  Grads apply(const Tensor& g, Needs) const { return tanh_backward(g, result.unpack()); }
 };
 struct WhereBackward0 {  // inputs: condition, self, other
   static constexpr const char* name = "WhereBackward0";
@@ -149,15 +151,15 @@ struct MaximumBackward0 {  // to the larger input; half to each where they tie; 
   static constexpr const char* name = "MaximumBackward0";
   SavedTensor self, other;
   auto saved() { return std::tie(self, other); }
-  Grads apply(const Tensor& g, Needs needs) const {
-    return maximum_backward(g, self.unpack(), other.unpack(), needs, /*maximum=*/true);
+  Grads apply(const Tensor& g, Needs needs) const { return to_extreme(g, needs, /*maximum=*/true); }
+  Grads to_extreme(const Tensor& g, Needs needs, bool maximum) const {
+    const Tensor a = self.unpack(), b = other.unpack();  // in the order saved (PyTorch's)
+    return maximum_backward(g, a, b, needs, maximum);
   }
 };
 struct MinimumBackward0 : MaximumBackward0 {  // to the smaller input
   static constexpr const char* name = "MinimumBackward0";
-  Grads apply(const Tensor& g, Needs needs) const {
-    return maximum_backward(g, self.unpack(), other.unpack(), needs, /*maximum=*/false);
-  }
+  Grads apply(const Tensor& g, Needs needs) const { return to_extreme(g, needs, /*maximum=*/false); }
 };
 // clamp: g where the input lies within the bounds (bounds included), 0 outside them and at NaN.
 struct ClampBackward1 {  // clamp(self, min, max), either bound optional
@@ -220,7 +222,10 @@ struct MaxBackward1 {
   static constexpr const char* name = "MaxBackward1";
   SavedTensor self, result;
   auto saved() { return std::tie(self, result); }
-  Grads apply(const Tensor& g, Needs) const { return {evenly_distribute_backward(g, self.unpack(), result.unpack())}; }
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor input = self.unpack(), output = result.unpack();  // in the order saved (PyTorch's)
+    return {evenly_distribute_backward(g, input, output)};
+  }
 };
 struct MinBackward1 : MaxBackward1 {
   static constexpr const char* name = "MinBackward1";
@@ -246,8 +251,9 @@ struct MmBackward0 {
   bool self_column_major = false, mat2_column_major = false;  // see mm_mat1_backward
   auto saved() { return std::tie(self, mat2); }
   Grads apply(const Tensor& g, Needs needs) const {
-    return {needs[0] ? mm_mat1_backward(g, mat2.unpack(), self_column_major) : Tensor(),
-            needs[1] ? mm_mat2_backward(g, self.unpack(), mat2_column_major) : Tensor()};
+    const Tensor a = self.unpack(), b = mat2.unpack();  // in the order saved (PyTorch's)
+    return {needs[0] ? mm_mat1_backward(g, b, self_column_major) : Tensor(),
+            needs[1] ? mm_mat2_backward(g, a, mat2_column_major) : Tensor()};
   }
 };
 struct AddmmBackward0 {  // beta * self + alpha * mat1 @ mat2
@@ -267,8 +273,8 @@ struct BmmBackward0 {
   SavedTensor self, mat2;
   auto saved() { return std::tie(self, mat2); }
   Grads apply(const Tensor& g, Needs needs) const {
-    return {needs[0] ? bmm(g, mat2.unpack().transpose(1, 2)) : Tensor(),
-            needs[1] ? bmm(self.unpack().transpose(1, 2), g) : Tensor()};
+    const Tensor a = self.unpack(), b = mat2.unpack();  // in the order saved (PyTorch's)
+    return {needs[0] ? bmm(g, b.transpose(1, 2)) : Tensor(), needs[1] ? bmm(a.transpose(1, 2), g) : Tensor()};
   }
 };
 struct DotBackward0 {
@@ -295,7 +301,7 @@ struct SoftmaxBackward0 {  // y (g - sum(g y))
   int64_t dim = 0;
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {result.unpack() * (g - (g * result.unpack()).sum({dim}, true))}; }
+  Grads apply(const Tensor& g, Needs) const { return softmax_backward(g, result.unpack(), dim); }
 };
 struct LogSoftmaxBackward0 {  // g - exp(y) sum(g)
   static constexpr const char* name = "LogSoftmaxBackward0";
@@ -310,7 +316,8 @@ struct NativeLayerNormBackward0 {  // inputs: input, weight, bias
   Dims normalized_shape;
   auto saved() { return std::tie(input, weight, mean, rstd); }
   Grads apply(const Tensor& g, Needs) const {
-    return layer_norm_backward(g, input.unpack(), mean.unpack(), rstd.unpack(), weight.unpack(), normalized_shape);
+    const Tensor x = input.unpack(), w = weight.unpack(), mu = mean.unpack(), r = rstd.unpack();  // saved order
+    return layer_norm_backward(g, x, mu, r, w, normalized_shape);
   }
 };
 struct MseLossBackward0 {  // d (x - t)^2 = 2 (x - t), divided by n for the mean
@@ -319,7 +326,8 @@ struct MseLossBackward0 {  // d (x - t)^2 = 2 (x - t), divided by n for the mean
   Reduction reduction = Reduction::Mean;
   auto saved() { return std::tie(self, target); }
   Grads apply(const Tensor& g, Needs) const {
-    const Tensor diff = self.unpack() - target.unpack();
+    const Tensor input = self.unpack(), expected = target.unpack();  // in the order saved, as PyTorch unpacks
+    const Tensor diff = input - expected;
     const double factor = reduction == Reduction::Mean ? 2.0 / static_cast<double>(diff.numel()) : 2.0;
     const Tensor grad_input = g * diff * factor;
     return {grad_input, -grad_input};

@@ -113,6 +113,12 @@ Grads CatBackward0::apply(const Tensor& g, Needs) const {
 
 Grads ExpandBackward0::apply(const Tensor& g, Needs) const { return {sum_to(g, self_sizes)}; }
 
+Grads sigmoid_backward(const Tensor& g, const Tensor& result) { return {g * result * (1.0 - result)}; }
+Grads tanh_backward(const Tensor& g, const Tensor& result) { return {g * (1.0 - result * result)}; }
+Grads softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
+  return {result * (g - (g * result).sum({dim}, true))};
+}
+
 Tensor sum_to(const Tensor& grad, const Dims& sizes) {
   if (grad.sizes() == sizes) return grad;
   const int64_t lead = grad.dim() - sizes.size();

@@ -42,6 +42,11 @@ Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Te
 Grads maximum_backward(const Tensor& g, const Tensor& self, const Tensor& other, Needs needs, bool maximum);
 // clamp's gradient: g where min <= self <= max (a missing bound passes everything), else 0, so a
 // NaN input or bound gets 0 (ATen's clamp_backward).
+// Formulas that read their saved output twice, given it unpacked once (saved-tensor hooks see one
+// unpack per saved tensor, as in PyTorch): y (1 - y), 1 - y^2, y (g - sum(g y)).
+Grads sigmoid_backward(const Tensor& g, const Tensor& result);
+Grads tanh_backward(const Tensor& g, const Tensor& result);
+Grads softmax_backward(const Tensor& g, const Tensor& result, int64_t dim);
 Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
 // addcdiv's gradients: g for self, g * (value / tensor2) for tensor1, -g * (value * tensor1 /
 // (tensor2 * tensor2)) for tensor2.

@@ -1,8 +1,12 @@
 // Saving a tensor for backward: refuse inference tensors, remember the version, keep an output as
-// a plain alias (Note [Saving an output]); unpacking checks both things that can go wrong since.
+// a plain alias (Note [Saving an output]) or hand either to the pack hook (Note [Saving through
+// hooks]); unpacking checks both things that can go wrong since.
 #include "saved_tensor.h"
 
+#include <utility>
+
 #include "autograd_meta.h"
+#include "core/grad_mode.h"
 #include "node.h"
 #include "ops/new_tensors.h"
 
@@ -20,22 +24,66 @@ void check_can_save(const Tensor& t) {
 SavedTensor::SavedTensor(const Tensor& input) {
   if (!input.defined()) return;
   check_can_save(input);
-  tensor_ = input;
+  saved_nothing_ = false;
   saved_version_ = input._version();
+  if (const auto& hooks = current_saved_tensors_hooks()) [[unlikely]] {
+    pack_with(hooks, input);
+    return;
+  }
+  tensor_ = input;
 }
 
 SavedTensor SavedTensor::output(const Tensor& result, uint32_t output_nr) {
   check_can_save(result);
   SavedTensor saved;
-  saved.tensor_ = internal::alias(result);  // detach() without an aten::detach event, as PyTorch saves
+  saved.saved_nothing_ = false;
   saved.saved_version_ = result._version();
   saved.is_output_ = true;
   saved.output_nr_ = output_nr;
+  Tensor alias = internal::alias(result);  // detach() without an aten::detach event, as PyTorch saves
+  if (const auto& hooks = current_saved_tensors_hooks()) [[unlikely]]
+    saved.pack_with(hooks, alias);
+  else saved.tensor_ = std::move(alias);
   return saved;
+}
+
+void SavedTensor::pack_with(std::shared_ptr<const SavedTensorHooks> hooks, const Tensor& t) {
+  NoGradGuard no_grad;  // as PyTorch packs: what the hook computes is not part of the graph
+  const uint32_t version = t._version();
+  auto packed = std::make_shared<Packed>(Packed{std::move(hooks), {}});
+  packed->value = packed->hooks->pack(t);
+  EMBER_CHECK(version == t._version(),
+              "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook can "
+              "not be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
+              "issue if you need to perform in-place operations on the input to a pack hook.");
+  packed_ = std::move(packed);
+}
+
+void SavedTensor::register_hooks(PackHook pack, UnpackHook unpack) {
+  EMBER_CHECK(!packed_,
+              "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of "
+              "hooks is allowed at a time.");
+  EMBER_CHECK(!saved_nothing_, "Calling register_hooks on a saved tensor with value None is forbidden");
+  EMBER_CHECK(!released_,
+              "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+              "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+              "backward through the graph a second time or if you need to access saved variables after calling "
+              "backward.");
+  EMBER_CHECK(pack && unpack, "register_hooks: both a pack and an unpack hook are needed");
+  Tensor original = std::exchange(tensor_, Tensor());
+  try {
+    // PyTorch packs a saved input detached, and an output as the alias it already is.
+    pack_with(std::make_shared<const SavedTensorHooks>(SavedTensorHooks{std::move(pack), std::move(unpack)}),
+              is_output_ ? original : internal::alias(original));
+  } catch (...) {
+    tensor_ = std::move(original);
+    throw;
+  }
 }
 
 void SavedTensor::release() {
   tensor_ = Tensor();
+  packed_.reset();
   released_ = true;
 }
 
@@ -45,6 +93,13 @@ Tensor SavedTensor::unpack() const {
               "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
               "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or "
               "if you need to access saved tensors after calling backward.");
+  if (packed_) [[unlikely]] {
+    // No version check: the hooks hold whatever they made of the tensor (Note [Saving through hooks]).
+    Tensor t = packed_->hooks->unpack(packed_->value);
+    EMBER_CHECK(t.defined(),
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of type NoneType");
+    return t;
+  }
   const Tensor& t = tensor_;
   if (!t.defined()) return t;
   const uint32_t current = t._version();

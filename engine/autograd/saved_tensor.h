@@ -15,10 +15,19 @@
 // with c a constant, a MulBackward0 that kept x would be reachable from x's own grad_fn, through
 // the AddBackward0 that add_ gives x. (tests/test_saved_tensors.cpp checks every node's saves
 // against PyTorch's.)
+//
+// Note [Saving through hooks]
+// While saved_tensors_hooks are active (saved_tensors_hooks.h), a SavedTensor keeps only what the
+// pack hook returned, and unpack() calls the unpack hook. An output is handed to pack as the alias
+// it would have kept: PyTorch hands over the output itself, but a packed value holding the output
+// would hold its grad_fn, which holds the packed value, a cycle that C++ never frees.
 #pragma once
+#include <any>
 #include <cstdint>
+#include <memory>
 
 #include "core/tensor.h"
+#include "saved_tensors_hooks.h"
 
 namespace ember::autograd {
 
@@ -31,21 +40,36 @@ class SavedTensor {
   // The op's own output (see Note [Saving an output]).
   static SavedTensor output(const Tensor& result, uint32_t output_nr = 0);
 
-  // The tensor, after checking it was neither freed by backward nor modified in place since.
+  // Packs this one saved tensor with `pack` and reads it back with `unpack` from now on (PyTorch's
+  // grad_fn._raw_saved_self.register_hooks); pack receives the tensor without its history.
+  void register_hooks(PackHook pack, UnpackHook unpack);
+
+  // The tensor, after checking it was neither freed by backward nor modified in place since (the
+  // second is not checked for a tensor saved through hooks: it returns what unpack makes).
   Tensor unpack() const;
   // The tensor as it is held, whatever its version: what the node keeps alive.
   const Tensor& held() const { return tensor_; }
   // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
   void release();
   bool is_released() const { return released_; }
+  // Whether a pair of hooks holds it (Note [Saving through hooks]).
+  bool has_hooks() const { return packed_ != nullptr; }
   // The node that saved it, named in the error messages (set when the node is recorded).
   void set_node_name(const char* name) { node_name_ = name; }
 
  private:
+  struct Packed {  // what a pack hook made of the tensor, and the hooks that bring it back
+    std::shared_ptr<const SavedTensorHooks> hooks;
+    std::any value;
+  };
+  void pack_with(std::shared_ptr<const SavedTensorHooks> hooks, const Tensor& t);
+
   Tensor tensor_;
+  std::shared_ptr<Packed> packed_;  // set instead of tensor_ when saved through hooks
   uint32_t saved_version_ = 0;
   bool is_output_ = false;
   bool released_ = false;
+  bool saved_nothing_ = true;  // default-constructed, or an optional argument that was not given
   uint32_t output_nr_ = 0;
   const char* node_name_ = "";
 };

@@ -94,7 +94,9 @@ Backward saved_operands(const Tensor& tensor1, const Tensor& tensor2, Scalar val
     return t.is_same(self) ? SavedTensor::output(t, 0) : SavedTensor(t);
   };
   const bool divides = std::is_same_v<Backward, AddcdivBackward0>;
-  return {saved(tensor1, tensor2.requires_grad()), saved(tensor2, divides || tensor1.requires_grad()), value};
+  SavedTensor saved_tensor2 = saved(tensor2, divides || tensor1.requires_grad());  // PyTorch saves tensor2 first
+  SavedTensor saved_tensor1 = saved(tensor1, tensor2.requires_grad());
+  return {std::move(saved_tensor1), std::move(saved_tensor2), value};
 }
 
 struct Addcmul : FunctionalOp {

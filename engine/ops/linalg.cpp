@@ -114,12 +114,10 @@ struct Addmm : FunctionalOp {
   }
   static AddmmBackward0 save(const Tensor&, const Tensor&, const Tensor& mat1, const Tensor& mat2, Scalar beta,
                              Scalar alpha) {
-    return {saved_if(mat2.requires_grad(), mat1),
-            saved_if(mat1.requires_grad(), mat2),
-            alpha,
-            beta,
-            is_column_major(mat1),
-            is_column_major(mat2)};
+    // PyTorch saves (and packs, with saved-tensor hooks) mat2 before mat1.
+    SavedTensor saved_mat2 = saved_if(mat1.requires_grad(), mat2);
+    SavedTensor saved_mat1 = saved_if(mat2.requires_grad(), mat1);
+    return {std::move(saved_mat1), std::move(saved_mat2), alpha, beta, is_column_major(mat1), is_column_major(mat2)};
   }
 };
 
@@ -164,7 +162,8 @@ struct Dot : FunctionalOp {
     return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   }
   static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
-    return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};
+    SavedTensor tensor = saved_if(a.requires_grad(), b);  // PyTorch saves `tensor` before self
+    return {saved_if(b.requires_grad(), a), std::move(tensor)};
   }
 };
 struct Mv : FunctionalOp {
@@ -183,7 +182,8 @@ struct Mv : FunctionalOp {
     return Mm::compute(a, v.unsqueeze(1)).squeeze(1);
   }
   static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) {
-    return {saved_if(v.requires_grad(), a), saved_if(a.requires_grad(), v)};
+    SavedTensor vec = saved_if(a.requires_grad(), v);  // PyTorch saves vec before self
+    return {saved_if(v.requires_grad(), a), std::move(vec)};
   }
 };
 
