@@ -2,6 +2,8 @@
 #pragma once
 
 #include "autocast/autocast.h"
+#include "autograd/grad.h"
+#include "autograd/gradcheck.h"
 #include "autograd/node.h"
 #include "core/allocator.h"
 #include "core/cpu_capabilities.h"

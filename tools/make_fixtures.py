@@ -3,7 +3,10 @@
 
 Rerun from the repo root with Debian's torch (PyTorch 1.13):
 
-    /usr/bin/python3 tools/make_fixtures.py
+    /usr/bin/python3 tools/make_fixtures.py [FILE.json ...]
+
+(naming files writes only those, e.g. `autograd_debug.json`; the self-check then runs only when
+ops.json or printing.json is among them)
 
 (`python3` may be a pyenv interpreter without torch.) The script runs itself on Debian's netlib
 BLAS and LAPACK whatever the libblas.so.3 alternative points at, refuses to run on another BLAS
@@ -38,6 +41,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 fidelity_*.py files it names)
   tests/fixtures/size_sweep.json huge and negative sizes into every factory, view and resize_:
                                 PyTorch's result's layout or its error text (tools/fixtures/size_sweep.py)
+  tests/fixtures/autograd_debug.json  autograd::grad's first and second derivatives, the chapter
+                                network's graph, hooks, retain_grad and anomaly mode's texts
+                                (keys documented in tools/fixtures/autograd_debug.py)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
@@ -75,8 +81,8 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, optim, printing, profiler,  # noqa: E402
-                      random, replay, size_sweep)
+from fixtures import (autocast, autograd_debug, check, errors, fidelity, mlp, nn_modules, ops_cases, optim,  # noqa: E402
+                      printing, profiler, random, replay, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -89,21 +95,27 @@ def main():
     torch.set_num_threads(1)  # deterministic reduction order
     os.makedirs(OUT_DIR, exist_ok=True)
     t0 = time.time()
-    outputs = [
-        ("ops.json", ops_cases, ops_cases.build()),
-        ("printing.json", printing, printing.build()),
-        ("mlp.json", mlp, mlp.build()),
-        ("optim.json", optim, optim.build()),
-        ("errors.json", errors, errors.build()),
-        ("random.json", random, random.build()),
-        ("nn_random.json", random, random.build_nn()),
-        ("profiler.json", profiler, profiler.build()),
-        ("autocast.json", autocast, autocast.build()),
-        ("nn_modules.json", nn_modules, nn_modules.build()),
-        ("fidelity.json", fidelity, fidelity.build()),
-        ("size_sweep.json", size_sweep, size_sweep.build()),
-        ("replay.json", replay, replay.build()),
+    builders = [
+        ("ops.json", ops_cases, ops_cases.build),
+        ("printing.json", printing, printing.build),
+        ("mlp.json", mlp, mlp.build),
+        ("optim.json", optim, optim.build),
+        ("errors.json", errors, errors.build),
+        ("random.json", random, random.build),
+        ("nn_random.json", random, random.build_nn),
+        ("profiler.json", profiler, profiler.build),
+        ("autocast.json", autocast, autocast.build),
+        ("nn_modules.json", nn_modules, nn_modules.build),
+        ("fidelity.json", fidelity, fidelity.build),
+        ("size_sweep.json", size_sweep, size_sweep.build),
+        ("autograd_debug.json", autograd_debug, autograd_debug.build),
+        ("replay.json", replay, replay.build),
     ]
+    wanted = set(sys.argv[1:]) or {fname for fname, _, _ in builders}
+    unknown = wanted - {fname for fname, _, _ in builders}
+    if unknown:
+        raise SystemExit("make_fixtures: no such fixture file: %s" % ", ".join(sorted(unknown)))
+    outputs = [(fname, module, build()) for fname, module, build in builders if fname in wanted]
     print("torch %s, BLAS: %s" % (made_with["torch"], made_with["blas"]))
     for fname, module, obj in outputs:
         path = os.path.join(OUT_DIR, fname)
@@ -113,6 +125,9 @@ def main():
         print("wrote %-40s %9d bytes  cases=%s" % (os.path.relpath(path, ROOT), n, ncases))
         if n > MAX_BYTES:
             raise SystemExit("%s is larger than %d bytes" % (fname, MAX_BYTES))
+    if not {"ops.json", "printing.json", "errors.json"} <= wanted:
+        print("\ndone in %.1fs" % (time.time() - t0))
+        return
     ops = outputs[0][2]["cases"]
     counts = {}
     for c in ops:
