@@ -175,7 +175,7 @@ TEST_CASE("retain_grad on a leaf changes nothing", "[autograd-debug][retain-grad
 }
 
 TEST_CASE("a retained gradient silences the non-leaf .grad warning", "[autograd-debug][retain-grad]") {
-  const Tensor x = x_fixture(), y = x * 2, plain = x * 3;
+  const Tensor x = x_fixture(), y = x * 2;
   y.retain_grad();
   CapturedWarnings warnings;
   CHECK_FALSE(y.grad().defined());  // before backward: undefined, and no warning

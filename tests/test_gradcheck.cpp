@@ -50,6 +50,14 @@ TEST_CASE("gradcheck passes a right gradient with PyTorch's default tolerances",
                             {float64_leaf({0.1, -0.4, 0.7}), float64_leaf({1.5, 0.2, -0.3})}));
 }
 
+TEST_CASE("gradcheck perturbs a non-contiguous input element by element", "[autograd-debug][gradcheck]") {
+  const Tensor transposed =
+      from_vector<double>({0.1, -0.2, 0.3, 0.4, -0.5, 0.6}, {2, 3}, kFloat64).t().requires_grad_();
+  REQUIRE_FALSE(transposed.is_contiguous());
+  CHECK(autograd::gradcheck([](const V& v) { return v[0].exp() * v[0].select(1, 0).unsqueeze(1); }, {transposed},
+                            kTightGradcheck));
+}
+
 TEST_CASE("gradcheck reports a wrong gradient as PyTorch's Jacobian mismatch", "[autograd-debug][gradcheck][errors]") {
   CHECK_THROWS_WITH(autograd::gradcheck(half_detached_square, {float64_leaf({1, 2})}),
                     texts()["mismatch"].get<std::string>());

@@ -40,6 +40,18 @@ std::vector<std::vector<double>> evaluate(const DifferentiableFunction& f, const
   return values;
 }
 
+// Element k of t in row-major order, as a 0-dim view (t may be non-contiguous).
+Tensor element(const Tensor& t, int64_t k) {
+  std::vector<int64_t> index(t.dim());
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    index[d] = k % t.size(d);
+    k /= t.size(d);
+  }
+  Tensor e = t;
+  for (int64_t i : index) e = e.select(0, i);
+  return e;
+}
+
 // numerical[i][j]: output i with respect to input j, as (input numel) x (output numel) values.
 using Jacobians = std::vector<std::vector<std::vector<double>>>;
 
@@ -49,14 +61,15 @@ Jacobians numerical_jacobians(const DifferentiableFunction& f, const std::vector
   Jacobians jacobians(outputs.size(), std::vector<std::vector<double>>(wrt.size()));
   for (size_t j = 0; j < wrt.size(); ++j) {
     // .data: its own version counter, so perturbing it does not invalidate what the graph saved.
-    Tensor flat = wrt[j].data().view({-1});
-    for (int64_t k = 0; k < flat.numel(); ++k) {
-      const double original = flat[k].item<double>();
-      flat[k].fill_(original - eps);
+    const Tensor data = wrt[j].data();
+    for (int64_t k = 0; k < data.numel(); ++k) {
+      Tensor entry = element(data, k);
+      const double original = entry.item<double>();
+      entry.fill_(original - eps);
       const auto minus = evaluate(f, inputs, outputs.size());
-      flat[k].fill_(original + eps);
+      entry.fill_(original + eps);
       const auto plus = evaluate(f, inputs, outputs.size());
-      flat[k].fill_(original);
+      entry.fill_(original);
       for (size_t i = 0; i < outputs.size(); ++i)
         for (size_t m = 0; m < plus[i].size(); ++m) jacobians[i][j].push_back((plus[i][m] - minus[i][m]) / (2 * eps));
     }
