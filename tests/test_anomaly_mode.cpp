@@ -98,3 +98,19 @@ TEST_CASE("the anomaly guard restores the mode it found", "[autograd-debug][anom
   }
   CHECK_FALSE(autograd::is_anomaly_enabled());
 }
+
+TEST_CASE("anomaly mode warns with the forward trace for any error a node raises, not only a NaN",
+          "[autograd-debug][anomaly]") {
+  const Tensor x = from_vector<float>({1, 2}, {2}).requires_grad_();
+  CapturedWarnings warnings;
+  autograd::set_detect_anomaly(true);
+  Tensor y = x * 1;
+  const Tensor loss = (y * y).sum();  // MulBackward0 saves y
+  y.add_(1);                          // ... which then changes
+  CHECK_THROWS_WITH(loss.backward(), Catch::Contains("modified by an inplace operation"));
+  autograd::set_detect_anomaly(false);
+  REQUIRE(warnings.texts.size() == 1);
+  std::string expected = anomaly_case("div")["warning_first_line"].get<std::string>();
+  expected.replace(expected.find("DivBackward0"), 12, "MulBackward0");
+  CHECK(warnings.texts[0] == expected + "\n  aten::mul");
+}
