@@ -107,8 +107,11 @@ auto run(const Args&... args) {
         autograd::any_requires_grad(args...) && (!Op::rules_need_floating_self || self.is_floating_point());
     autograd::check_inplace(self, any_requires_grad);
     std::shared_ptr<autograd::Node> node;
-    if (any_requires_grad && self.is_floating_point())  // see Note [Integers never require grad]
+    if (any_requires_grad && self.is_floating_point()) {  // see Note [Integers never require grad]
       node = autograd::make_node(Op::save(args...), args...);
+      if (autograd::is_anomaly_enabled()) [[unlikely]]
+        autograd::record_forward_trace(*node, Op::name);
+    }
     {
       autograd::BelowAutograd below;
       Op::compute(args...);
@@ -123,8 +126,12 @@ auto run(const Args&... args) {
     }();
     const Tensor& output = differentiable_output(result);
     if constexpr (Differentiable<Op>) {
-      if (recording && output.is_floating_point())  // see Note [Integers never require grad]
-        autograd::set_history(output, autograd::make_node(Op::save(result, args...), args...));
+      if (recording && output.is_floating_point()) {  // see Note [Integers never require grad]
+        auto node = autograd::make_node(Op::save(result, args...), args...);
+        if (autograd::is_anomaly_enabled()) [[unlikely]]
+          autograd::record_forward_trace(*node, Op::name);
+        autograd::set_history(output, node);
+      }
     }
     if constexpr (Op::kind == OpKind::View) autograd::record_view(output, std::get<0>(std::tie(args...)));
     return result;

@@ -2,6 +2,8 @@
 #pragma once
 
 #include "autocast/autocast.h"
+#include "autograd/grad.h"
+#include "autograd/gradcheck.h"
 #include "autograd/graph_dot.h"
 #include "autograd/node.h"
 #include "autograd/saved_tensors_hooks.h"

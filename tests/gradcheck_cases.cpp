@@ -161,6 +161,44 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
        [] {
          return V{ramp({2, 3})};
        }},
+      {"abs, sign and clamps",
+       [](const V& v) {
+         return v[0].abs() * v[0].sign() + v[0].clamp(-0.05, 0.05) + v[0].clamp_min(-0.02) * v[0].clamp_max(0.03);
+       },
+       [] {
+         return V{ramp({2, 3})};
+       }},
+      {"maximum and minimum", [](const V& v) { return maximum(v[0], v[1]) * minimum(v[0], v[1]); },
+       [] {
+         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.05)};
+       }},
+      {"addcmul and addcdiv",
+       [](const V& v) { return addcmul(v[0], v[1], v[2], 0.5) * addcdiv(v[0], v[1], v[2] + 2, 2.0); },
+       [] {
+         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.5), ramp({2, 3}, kFloat64, 0.3)};
+       }},
+      {"mean of all elements and dot", [](const V& v) { return matmul(v[0], v[1]) * v[0].mean(); },
+       [] {
+         return V{ramp({3}), ramp({3}, kFloat64, 0.5)};
+       }},
+      // Gradients used as values (autograd::grad with create_graph): the ops formulas call are
+      // then recorded too (ThresholdBackwardBackward0, NllLossBackwardBackward0).
+      {"relu's gradient, differentiated",
+       [](const V& v) {
+         const Tensor g = autograd::grad({(v[0].relu() * v[1]).sum()}, {v[0]}, {}, std::nullopt, true)[0];
+         return g * v[1];
+       },
+       [] {
+         return V{ramp({2, 3}), ramp({2, 3}, kFloat64, 0.5)};
+       }},
+      {"cross_entropy's gradient, differentiated",
+       [](const V& v) {
+         const Tensor loss = cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})) * v[1].sum();
+         return autograd::grad({loss}, {v[0]}, {}, std::nullopt, true)[0] * v[0];
+       },
+       [] {
+         return V{ramp({3, 4}), ramp({2}, kFloat64, 0.5)};
+       }},
   };
   return cases;
 }

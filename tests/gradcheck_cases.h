@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/gradcheck.h"
 #include "ember.h"
 
 struct GradcheckCase {
@@ -16,6 +17,10 @@ struct GradcheckCase {
   // plus eps^2 times the third derivative: PyTorch's gradcheck defaults (atol 1e-5, rtol 1e-3)
   // would pass a gradient wrong in its fourth digit.
   double eps = 1e-6, atol = 1e-8, rtol = 1e-6;
+  ember::autograd::GradcheckOptions options() const { return {eps, atol, rtol}; }
 };
+
+// The tolerances the suite checks first derivatives with (see GradcheckCase).
+inline const ember::autograd::GradcheckOptions kTightGradcheck{1e-6, 1e-8, 1e-6};
 
 const std::vector<GradcheckCase>& gradcheck_cases();

@@ -45,6 +45,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 bfloat16 pack, their rules and error texts (tools/fixtures/saved_hooks.py)
   tests/fixtures/graph_dot.json  autograd graphs as torchviz's make_dot(show_saved=True) draws them: boxes
                                 and edges (tools/fixtures/graph_dot.py)
+  tests/fixtures/autograd_debug.json  autograd::grad's first and second derivatives, the chapter
+                                network's graph, hooks, retain_grad and anomaly mode's texts
+                                (keys documented in tools/fixtures/autograd_debug.py)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
@@ -82,8 +85,8 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import (autocast, check, errors, fidelity, mlp, nn_modules, ops_cases, optim, printing, profiler,  # noqa: E402
-                      graph_dot, random, replay, saved_hooks, size_sweep)
+from fixtures import (autocast, autograd_debug, check, errors, fidelity, mlp, nn_modules, ops_cases, optim,  # noqa: E402
+                      printing, profiler, graph_dot, random, replay, saved_hooks, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,6 +114,7 @@ def main():
         ("size_sweep.json", size_sweep, size_sweep.build),
         ("saved_hooks.json", saved_hooks, saved_hooks.build),
         ("graph_dot.json", graph_dot, graph_dot.build),
+        ("autograd_debug.json", autograd_debug, autograd_debug.build),
         ("replay.json", replay, replay.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them

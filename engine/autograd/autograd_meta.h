@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/tensor.h"
+#include "hooks.h"
 
 namespace ember::autograd {
 
@@ -16,11 +17,13 @@ struct Node;
 enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode };
 
 struct AutogradMeta {
-  bool requires_grad = false;            // leaves only; results require grad through grad_fn
-  Tensor grad;                           // leaves: the accumulated gradient
-  std::shared_ptr<Node> grad_fn;         // results: the node that produced this tensor
-  uint32_t output_nr = 0;                // which output of grad_fn this tensor is
-  std::weak_ptr<Node> grad_accumulator;  // leaves: the AccumulateGrad node, while a graph uses it
+  bool requires_grad = false;                   // leaves only; results require grad through grad_fn
+  Tensor grad;                                  // leaves: the accumulated gradient
+  std::shared_ptr<Node> grad_fn;                // results: the node that produced this tensor
+  uint32_t output_nr = 0;                       // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;         // leaves: the AccumulateGrad node, while a graph uses it
+  std::shared_ptr<HookList<TensorHook>> hooks;  // leaves: run before accumulating (a result's are its grad_fn's)
+  bool retains_grad = false;                    // results: retain_grad() was called
 
   // Views remember their base and how they were made. `view_version` is the shared version
   // counter's value when grad_fn was last set: an in-place change through the base or a sibling

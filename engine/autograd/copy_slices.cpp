@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/grad_mode.h"
 #include "node.h"
 
 namespace ember::autograd {
@@ -21,7 +22,11 @@ Tensor storage_buffer(const Geometry& a, const Geometry& b, const Tensor& like) 
   return zeros({std::max(last(a), last(b)) + 1}, Options(like.dtype()).device(like.device()));
 }
 
-Tensor strided(const Tensor& buffer, const Geometry& g) { return as_strided(buffer, g.sizes, g.strides, g.offset); }
+// Under create_graph the buffer has a history, and the views of it must record theirs.
+Tensor strided(const Tensor& buffer, const Geometry& g) {
+  return GradMode::is_enabled() ? as_strided_recorded(buffer, g.sizes, g.strides, g.offset)
+                                : as_strided(buffer, g.sizes, g.strides, g.offset);
+}
 
 }  // namespace
 

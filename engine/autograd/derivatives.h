@@ -12,6 +12,7 @@
 
 #include "accumulate_grad.h"
 #include "copy_slices.h"
+#include "double_backward_derivatives.h"  // the nodes of ops formulas call
 #include "formula_helpers.h"
 #include "ops/ops.h"
 #include "saved_tensor.h"
@@ -83,7 +84,7 @@ struct ExpBackward0 {  // d exp(x) = exp(x)
   static constexpr const char* name = "ExpBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {g * result.unpack()}; }
+  Grads apply(const Tensor& g, Needs) const { return {g * unpack_output(result)}; }
 };
 struct LogBackward0 {  // d log(x) = 1 / x
   static constexpr const char* name = "LogBackward0";
@@ -95,7 +96,7 @@ struct SqrtBackward0 {  // d sqrt(x) = 1 / (2 sqrt(x))
   static constexpr const char* name = "SqrtBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {g / (result.unpack() * 2)}; }
+  Grads apply(const Tensor& g, Needs) const { return {g / (unpack_output(result) * 2)}; }
 };
 struct PowBackward0 {  // d x^e = e x^(e-1)
   static constexpr const char* name = "PowBackward0";
@@ -122,19 +123,19 @@ struct ReluBackward0 {  // 1 where the output is positive
   static constexpr const char* name = "ReluBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {threshold_backward(g, result.unpack(), 0)}; }
+  Grads apply(const Tensor& g, Needs) const { return {threshold_backward(g, unpack_output(result), 0)}; }
 };
 struct SigmoidBackward0 {  // y (1 - y)
   static constexpr const char* name = "SigmoidBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return sigmoid_backward(g, result.unpack()); }
+  Grads apply(const Tensor& g, Needs) const { return sigmoid_backward(g, unpack_output(result)); }
 };
 struct TanhBackward0 {  // 1 - y^2
   static constexpr const char* name = "TanhBackward0";
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return tanh_backward(g, result.unpack()); }
+  Grads apply(const Tensor& g, Needs) const { return tanh_backward(g, unpack_output(result)); }
 };
 struct WhereBackward0 {  // inputs: condition, self, other
   static constexpr const char* name = "WhereBackward0";
@@ -223,7 +224,7 @@ struct MaxBackward1 {
   SavedTensor self, result;
   auto saved() { return std::tie(self, result); }
   Grads apply(const Tensor& g, Needs) const {
-    const Tensor input = self.unpack(), output = result.unpack();  // in the order saved (PyTorch's)
+    const Tensor input = self.unpack(), output = unpack_output(result);  // in the order saved (PyTorch's)
     return {evenly_distribute_backward(g, input, output)};
   }
 };
@@ -301,23 +302,24 @@ struct SoftmaxBackward0 {  // y (g - sum(g y))
   int64_t dim = 0;
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return softmax_backward(g, result.unpack(), dim); }
+  Grads apply(const Tensor& g, Needs) const { return softmax_backward(g, unpack_output(result), dim); }
 };
 struct LogSoftmaxBackward0 {  // g - exp(y) sum(g)
   static constexpr const char* name = "LogSoftmaxBackward0";
   int64_t dim = 0;
   SavedTensor result;
   auto saved() { return std::tie(result); }
-  Grads apply(const Tensor& g, Needs) const { return {g - result.unpack().exp() * g.sum({dim}, true)}; }
+  Grads apply(const Tensor& g, Needs) const { return {g - unpack_output(result).exp() * g.sum({dim}, true)}; }
 };
 struct NativeLayerNormBackward0 {  // inputs: input, weight, bias
   static constexpr const char* name = "NativeLayerNormBackward0";
   SavedTensor input, weight, mean, rstd;  // weight undefined when the call had none
   Dims normalized_shape;
+  double eps = 1e-5;  // for create_graph, which recomputes mean and rstd from the input (formula_helpers.cpp)
   auto saved() { return std::tie(input, weight, mean, rstd); }
   Grads apply(const Tensor& g, Needs) const {
     const Tensor x = input.unpack(), w = weight.unpack(), mu = mean.unpack(), r = rstd.unpack();  // saved order
-    return layer_norm_backward(g, x, mu, r, w, normalized_shape);
+    return layer_norm_backward(g, x, mu, r, w, normalized_shape, eps);
   }
 };
 struct MseLossBackward0 {  // d (x - t)^2 = 2 (x - t), divided by n for the mean
@@ -400,18 +402,17 @@ struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old valu
 };
 
 // The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
-using BackwardFunction =
-    std::variant<AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0,
-                 AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0, SqrtBackward0,
-                 PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0, AbsBackward0,
-                 WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0,
-                 ClampMaxBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1,
-                 MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
-                 MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
-                 NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0,
-                 ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, SqueezeBackward3,
-                 UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0,
-                 SliceBackward0, AsStridedBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0,
-                 BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices>;
+using BackwardFunction = std::variant<
+    AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, AddcmulBackward0,
+    AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0,
+    SigmoidBackward0, TanhBackward0, SignBackward0, AbsBackward0, WhereBackward0, MaximumBackward0, MinimumBackward0,
+    ClampBackward1, ClampMinBackward0, ClampMaxBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1,
+    MaxBackward1, MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
+    MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0,
+    CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0, ReshapeAliasBackward0,
+    UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, SqueezeBackward3, UnsqueezeBackward0, ExpandBackward0,
+    TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0, AsStridedBackward0,
+    FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2,
+    RandomBackward0, CopyBackwards, CopySlices, ThresholdBackwardBackward0, NllLossBackwardBackward0>;
 
 }  // namespace ember::autograd

@@ -1,10 +1,11 @@
 // The backward engine, without recursion (a 10 000-op chain must not overflow the stack):
-// 1. walk the graph once to count, for every node, how many edges lead into it;
-// 2. start from the root with the given gradient; a node runs when all of its incoming gradients
-//    have arrived (its count drops to zero). Among ready nodes the most recently created runs
-//    first, as in PyTorch. Each node's formula (derivatives.h) turns its output gradient into
+// 1. walk the graph once to count, for every node, how many edges lead into it (graph_task.h);
+// 2. start from the roots with the given gradients; a node runs when all of its incoming
+//    gradients have arrived (its count drops to zero). Among ready nodes the most recently created
+//    runs first, as in PyTorch. Each node's formula (derivatives.h) turns its output gradient into
 //    input gradients, which are summed into the buffers of the next nodes. AccumulateGrad nodes
-//    add into `.grad`.
+//    add into `.grad`; autograd::grad instead keeps what arrives at its inputs. Hooks (hooks.h)
+//    run around each formula; anomaly mode (anomaly_mode.h) checks what it returns.
 // While a profiler runs, each node shows as PyTorch shows it: an event
 // "autograd::engine::evaluate_function: AddmmBackward0" around the node's own event
 // "AddmmBackward0" (the ops of its formula inside) and the engine's fix-up of its gradients.
@@ -15,28 +16,13 @@
 #include <unordered_set>
 
 #include "core/grad_mode.h"
+#include "graph_task.h"
 #include "profiler/profiler.h"
 #include "record.h"
 
 namespace ember::autograd {
 
 namespace {
-
-std::unordered_map<Node*, int> count_dependencies(Node* root) {
-  std::unordered_map<Node*, int> dependencies;
-  std::vector<Node*> stack{root};
-  std::unordered_set<Node*> seen{root};
-  while (!stack.empty()) {
-    Node* node = stack.back();
-    stack.pop_back();
-    for (const Edge& edge : node->next_edges) {
-      if (!edge.node) continue;
-      ++dependencies[edge.node.get()];
-      if (seen.insert(edge.node.get()).second) stack.push_back(edge.node.get());
-    }
-  }
-  return dependencies;
-}
 
 // The node's name and the engine's event around it, string constants (one per node kind) so
 // that recording copies nothing.
@@ -52,6 +38,23 @@ const char* evaluate_function_name(const Node& node) {
       node.fn);
 }
 
+// One node's turn, as PyTorch's call_function: hooks may replace the gradient it receives, its
+// formula runs, each gradient is fitted to its input (match_input), and post-hooks may replace them.
+Grads evaluate(const std::shared_ptr<Node>& node, Tensor grad_output, const std::vector<bool>& wanted,
+               bool retain_graph) {
+  grad_output = run_pre_hooks(*node, std::move(grad_output));
+  Grads grad_inputs = [&] {
+    profiler::Scope node_event(name_of(*node), grad_output);  // record_shapes: the gradient it is given
+    RunningNode running(node);
+    return node->apply(grad_output, wanted);
+  }();
+  if (!retain_graph) node->release();
+  grad_inputs.resize(node->next_edges.size());
+  for (size_t i = 0; i < grad_inputs.size(); ++i)
+    grad_inputs[i] = wanted[i] ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node) : Tensor();
+  return run_post_hooks(*node, std::move(grad_inputs), grad_output);
+}
+
 struct LaterFirst {
   bool operator()(const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) const {
     return a->sequence_nr < b->sequence_nr;
@@ -64,36 +67,55 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
   const Edge root_edge = gradient_edge(root);
   // A view made under no_grad "requires grad" but leads nowhere (record.cpp, gradient_edge).
   EMBER_CHECK(root_edge.node, "element 0 of tensors does not require grad and does not have a grad_fn");
-  NoGradGuard no_grad;  // formulas compute plain tensors
-  std::unordered_map<Node*, int> dependencies = count_dependencies(root_edge.node.get());
-  std::unordered_map<Node*, Tensor> buffers;  // the gradient of each node's output, summed so far
+  run_graph({root_edge}, {gradient}, {}, retain_graph, /*create_graph=*/false);
+}
+
+std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<Tensor>& gradients,
+                              const std::vector<Edge>& inputs, bool retain_graph, bool create_graph) {
+  std::vector<Node*> root_nodes, input_nodes;
+  for (const Edge& root : roots) root_nodes.push_back(root.node.get());
+  for (const Edge& input : inputs) input_nodes.push_back(input.node.get());
+  GraphTask task = make_graph_task(root_nodes, input_nodes);
+  AutoGradMode grad_mode(create_graph);        // without create_graph, formulas compute plain tensors
+  std::unordered_map<Node*, Tensor> buffers;   // the gradient of each node's output, summed so far
+  std::unordered_map<Node*, Tensor> captured;  // what arrived at autograd::grad's inputs
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;
 
-  buffers[root_edge.node.get()] = gradient;
-  ready.push(root_edge.node);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    Tensor& slot = buffers[roots[i].node.get()];
+    slot = slot.defined() ? slot + gradients[i] : gradients[i];
+  }
+  std::unordered_set<Node*> started;
+  for (const Edge& root : roots)  // a root below another root waits for that one's gradient too
+    if (task.dependencies[root.node.get()] == 0 && started.insert(root.node.get()).second) ready.push(root.node);
   while (!ready.empty()) {
     std::shared_ptr<Node> node = ready.top();
     ready.pop();
     Tensor grad_output = std::move(buffers[node.get()]);
     buffers.erase(node.get());
+    if (task.captured.count(node.get())) captured[node.get()] = grad_output;
+    if (!task.runs(node.get())) continue;
+    std::vector<bool> wanted(node->next_edges.size());
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      Node* next = node->next_edges[i].node.get();
+      wanted[i] = next && (task.runs(next) || task.captured.count(next));
+    }
     profiler::Scope evaluate_function(evaluate_function_name(*node));
-    Grads grad_inputs = [&] {
-      profiler::Scope node_event(name_of(*node), grad_output);  // record_shapes: the gradient it is given
-      return node->apply(grad_output);
-    }();
-    grad_output = Tensor();
-    if (!retain_graph) node->release();
+    auto run = [&] { return evaluate(node, std::move(grad_output), wanted, retain_graph); };
+    Grads grad_inputs = is_anomaly_enabled() ? evaluate_checked(*node, run) : run();
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& edge = node->next_edges[i];
       if (!edge.node) continue;
-      Tensor grad = i < grad_inputs.size() ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node) : Tensor();
-      if (grad.defined()) {
+      if (grad_inputs[i].defined() && wanted[i]) {
         Tensor& slot = buffers[edge.node.get()];
-        slot = slot.defined() ? slot + grad : std::move(grad);
+        slot = slot.defined() ? slot + grad_inputs[i] : std::move(grad_inputs[i]);
       }
-      if (--dependencies[edge.node.get()] == 0) ready.push(edge.node);
+      if (--task.dependencies[edge.node.get()] == 0) ready.push(edge.node);
     }
   }
+  std::vector<Tensor> result;
+  for (const Edge& input : inputs) result.push_back(captured[input.node.get()]);
+  return result;
 }
 
 }  // namespace ember::autograd

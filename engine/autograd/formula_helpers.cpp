@@ -5,13 +5,27 @@
 
 #include <algorithm>
 
+#include "core/grad_mode.h"
 #include "ops/new_tensors.h"
+#include "record.h"
 
 namespace ember::autograd {
 
+Tensor unpack_output(const SavedTensor& result) {
+  Tensor output = result.unpack();
+  if (!output.defined() || !GradMode::is_enabled() || !running_node()) return output;
+  // A new handle each time: the saved one must not hold its own node (Note [Saving an output]).
+  Tensor with_history = internal::alias(output);
+  set_history(with_history, running_node());
+  return with_history;
+}
+
+// Under create_graph the copy is an ordinary (recorded) copy_ into the region, so the gradient can
+// be differentiated again; otherwise it writes below autograd, as ATen's select_backward does.
 Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region) {
   Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
-  internal::copy_into_new_tensor(region(grad_input), g);
+  if (GradMode::is_enabled()) region(grad_input).copy_(g);
+  else internal::copy_into_new_tensor(region(grad_input), g);
   return grad_input;
 }
 
@@ -68,18 +82,33 @@ Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& ten
 
 // Routes g[..., i, ...] to position indices[..., i, ...] along `dim` of a zero tensor (ATen's
 // value_selecting_reduction_backward: zeros, then scatter_).
+// Under create_graph: g where the position along `dim` equals the index, written with
+// differentiable ops so that the gradient can be differentiated again.
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim) {
-  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
   const bool unsqueeze = !keepdim && !sizes.empty();
+  if (GradMode::is_enabled()) {
+    if (sizes.empty()) return g.clone();
+    Dims position_sizes = Dims::filled(sizes.size(), 1);
+    position_sizes[dim] = sizes[dim];
+    const Tensor positions = arange(sizes[dim], Options(kInt64).device(g.device())).view(position_sizes);
+    const Tensor chosen = eq(positions, unsqueeze ? indices.unsqueeze(dim) : indices);
+    return where(chosen, unsqueeze ? g.unsqueeze(dim) : g, scalar_tensor(0, g.dtype()));
+  }
+  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
   internal::scatter_into_new_tensor(grad_input, dim, unsqueeze ? indices.unsqueeze(dim) : indices,
                                     unsqueeze ? g.unsqueeze(dim) : g);
   return grad_input;
 }
 
-Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
-                          const Tensor& weight, const Dims& normalized_shape) {
+Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& saved_mean, const Tensor& saved_rstd,
+                          const Tensor& weight, const Dims& normalized_shape, double eps) {
   const int64_t n = product(normalized_shape), rows = n == 0 ? 0 : input.numel() / n;
   const Tensor x2 = input.reshape({rows, n}), g2 = g.reshape({rows, n});
+  Tensor mean = saved_mean, rstd = saved_rstd;
+  if (GradMode::is_enabled() && input.requires_grad()) {
+    mean = x2.mean({1});
+    rstd = (((x2 - mean.unsqueeze(1)).pow(2)).mean({1}) + eps).pow(-0.5);
+  }
   const Tensor x_hat = (x2 - mean.unsqueeze(1)) * rstd.unsqueeze(1);
   const Tensor g_hat = weight.defined() ? g2 * weight.reshape({1, n}) : g2;
   const Tensor dx = rstd.unsqueeze(1) * (g_hat - g_hat.mean({1}, true) - x_hat * (g_hat * x_hat).mean({1}, true));

@@ -12,6 +12,7 @@
 namespace ember::autograd {
 
 struct Node;
+class SavedTensor;
 using Grads = std::vector<Tensor>;
 
 // Which inputs of a node want a gradient (its edges that lead somewhere).
@@ -26,6 +27,11 @@ struct Geometry {
   Dims strides;
   int64_t offset = 0;
 };
+
+// A node's saved output as its formula reads it. Under create_graph (grad mode on in backward) it
+// gets its history back, the node being run, so that a second derivative sees that it depends on
+// the inputs (d/dx of tanh's 1 - y^2 goes through y): PyTorch's SavedVariable::unpack.
+Tensor unpack_output(const SavedTensor& result);
 
 // Helpers the formulas share (formula_helpers.cpp, copy_slices.cpp).
 Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
@@ -52,8 +58,10 @@ Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar>
 // (tensor2 * tensor2)) for tensor2.
 Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& tensor2, Scalar value, Needs needs);
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
+// Under create_graph the saved mean and rstd (constants) are recomputed from the input, so that the
+// second derivative sees that they depend on it.
 Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& mean, const Tensor& rstd,
-                          const Tensor& weight, const Dims& normalized_shape);
+                          const Tensor& weight, const Dims& normalized_shape, double eps);
 Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base);
 // The gradients of mat1 @ mat2: g @ mat2^T and mat1^T @ g, each computed transposed when its
 // input was column-major (linear's weight.t()) so that it comes out laid out like the input, as

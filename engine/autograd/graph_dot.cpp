@@ -51,6 +51,8 @@ const std::map<std::string, std::vector<std::string>>& names_table() {
       {"NativeLayerNormBackward0", {"input", "weight", "mean", "rstd"}},
       {"MseLossBackward0", {"self", "target"}},
       {"NllLossBackward0", {"target"}},
+      {"ThresholdBackwardBackward0", {"self"}},
+      {"NllLossBackwardBackward0", {"target"}},
   };
   return table;
 }

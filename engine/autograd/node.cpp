@@ -18,15 +18,28 @@ std::vector<std::string> all_node_names() {
   return names_of(std::make_index_sequence<std::variant_size_v<BackwardFunction>>());
 }
 
+namespace {
+const std::shared_ptr<Node> no_node;
+thread_local const std::shared_ptr<Node>* running = &no_node;
+}  // namespace
+
+const std::shared_ptr<Node>& running_node() { return *running; }
+RunningNode::RunningNode(const std::shared_ptr<Node>& node) : previous_(running) { running = &node; }
+RunningNode::~RunningNode() { running = previous_; }
+
 std::string Node::name() const {
   return std::visit([](const auto& fn) { return std::string(fn.name); }, fn);
 }
 
-Grads Node::apply(const Tensor& grad_output) const {
+Grads Node::apply(const Tensor& grad_output, const std::vector<bool>& wanted) const {
   if (!grad_output.defined()) return Grads(next_edges.size());
+  return std::visit([&](const auto& backward) { return backward.apply(grad_output, Needs{wanted}); }, fn);
+}
+
+Grads Node::apply(const Tensor& grad_output) const {
   std::vector<bool> wanted(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) wanted[i] = next_edges[i].node != nullptr;
-  return std::visit([&](const auto& backward) { return backward.apply(grad_output, Needs{wanted}); }, fn);
+  return apply(grad_output, wanted);
 }
 
 void Node::release() {

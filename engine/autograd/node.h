@@ -9,7 +9,9 @@
 #include <variant>
 #include <vector>
 
+#include "anomaly_mode.h"
 #include "derivatives.h"
+#include "hooks.h"
 
 namespace ember::autograd {
 
@@ -39,14 +41,44 @@ struct Node {
   std::vector<Edge> next_edges;   // one per tensor input of the forward op
   std::vector<InputMeta> inputs;  // one per tensor input of the forward op
 
+  // Hooks (hooks.h): those of the tensor this node made (Tensor::register_hook), and the node's own.
+  std::shared_ptr<HookList<TensorHook>> tensor_pre_hooks;
+  std::shared_ptr<HookList<PreHook>> pre_hooks;
+  std::shared_ptr<HookList<PostHook>> post_hooks;
+  RemovableHandle register_prehook(PreHook hook) { return add_hook(pre_hooks, std::move(hook)); }
+  RemovableHandle register_hook(PostHook hook) { return add_hook(post_hooks, std::move(hook)); }
+  // Where it was made, when it was made in anomaly mode (anomaly_mode.h); else null.
+  std::shared_ptr<const ForwardTrace> forward_trace;
+
   // PyTorch's node name: "AddmmBackward0", "torch::autograd::AccumulateGrad", ...
   std::string name() const;
-  // The gradients of the inputs given the gradient of the output (the node's formula).
+  // The gradients of the inputs given the gradient of the output (the node's formula): of those
+  // `wanted`, or of every input whose edge leads somewhere.
+  Grads apply(const Tensor& grad_output, const std::vector<bool>& wanted) const;
   Grads apply(const Tensor& grad_output) const;
+  // PyTorch's grad_fn.next_functions: for each input of the forward op, the node its gradient goes
+  // to and which of that node's inputs it is (AccumulateGrad for a leaf; null for an input that
+  // needs no gradient).
+  const std::vector<Edge>& next_functions() const { return next_edges; }
   // Frees the saved tensors (backward without retain_graph).
   void release();
   // The tensors it still holds for its formula (none once released): PyTorch's grad_fn._saved_*.
   std::vector<Tensor> saved_tensors();
+};
+
+// The node whose formula the engine is running on this thread (null outside one), set for the
+// formula's duration: under create_graph a formula that reads its own saved output gives that
+// output its history back (formula_helpers.h, unpack_output).
+const std::shared_ptr<Node>& running_node();
+class RunningNode {
+ public:
+  explicit RunningNode(const std::shared_ptr<Node>& node);
+  ~RunningNode();
+  RunningNode(const RunningNode&) = delete;
+  RunningNode& operator=(const RunningNode&) = delete;
+
+ private:
+  const std::shared_ptr<Node>* previous_;
 };
 
 // One saved tensor found by walking a graph, and the node that holds it.

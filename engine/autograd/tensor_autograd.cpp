@@ -1,5 +1,5 @@
 // Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach, data,
-// the view queries and backward's argument checks.
+// the view queries, hooks and retain_grad, and backward's argument checks.
 #include "autograd_meta.h"
 #include "core/inference_mode.h"
 #include "core/warning.h"
@@ -43,14 +43,43 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
 Tensor Tensor::grad() const {
   const autograd::AutogradMeta* meta = checked().autograd_meta.get();
   if (meta && meta->grad.defined()) return meta->grad;
-  // ember has no retain_grad(): a non-leaf's .grad is never populated.
-  if (!is_leaf())
+  // A non-leaf's .grad is populated only by retain_grad().
+  if (!is_leaf() && !retains_grad())
     warn_once("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
               "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
               "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
               "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
               "for more informations.");
   return Tensor();
+}
+
+RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  EMBER_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  // A result's hooks run before its grad_fn (PyTorch's tensor pre-hooks); a leaf's before its
+  // AccumulateGrad adds into .grad.
+  if (auto fn = grad_fn()) return autograd::add_hook(fn->tensor_pre_hooks, autograd::TensorHook(std::move(hook)));
+  return autograd::add_hook(impl_->autograd_meta->hooks, autograd::TensorHook(std::move(hook)));
+}
+
+void Tensor::retain_grad() const {
+  EMBER_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  autograd::AutogradMeta& meta = *impl_->autograd_meta;
+  if (is_leaf() || meta.retains_grad) return;
+  meta.retains_grad = true;
+  // A hook like any other (it runs in registration order). It holds the tensor weakly: the graph
+  // must not keep alive a tensor the user has dropped.
+  register_hook([weak = std::weak_ptr<TensorImpl>(impl_)](const Tensor& grad) {
+    if (auto impl = weak.lock()) {
+      Tensor& kept = impl->autograd_meta->grad;
+      kept = kept.defined() ? kept + grad : grad.is_contiguous() ? grad.clone() : grad.contiguous();
+    }
+    return Tensor();
+  });
+}
+
+bool Tensor::retains_grad() const {
+  const autograd::AutogradMeta* meta = checked().autograd_meta.get();
+  return meta && meta->retains_grad;
 }
 
 Tensor& Tensor::mutable_grad() const {

@@ -2,6 +2,7 @@
 // cheap and two copies are the same tensor (like Python names bound to one torch.Tensor).
 // Methods are thin forwards to the free functions in ops.h, where each op's path is written out.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include "dims.h"
 #include "dtype.h"
 #include "low_precision.h"
+#include "removable_handle.h"
 #include "scalar.h"
 #include "tensor_impl.h"
 
@@ -110,6 +112,12 @@ class Tensor {
   std::shared_ptr<autograd::Node> grad_fn() const;
   bool is_leaf() const;
   void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  // PyTorch's register_hook: in backward, `hook` sees this tensor's gradient and may return a
+  // replacement (an undefined Tensor keeps it); on a leaf it runs before .grad is accumulated.
+  RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  // Makes backward store this non-leaf's gradient in its .grad (a leaf's is stored anyway).
+  void retain_grad() const;
+  bool retains_grad() const;
   Tensor detach() const;
   // Replaces what this tensor holds (storage, layout, dtype) while it stays the same tensor, with
   // the same autograd identity: PyTorch's `param.data = new_data`, which Module::to uses so that

@@ -103,8 +103,8 @@ struct LayerNorm : FunctionalOp {
     return result;
   }
   static NativeLayerNormBackward0 save(const LayerNormResult& result, const Tensor& input, const Dims& normalized_shape,
-                                       const Tensor& weight, const Tensor&, double) {
-    return {input, weight, result.mean, result.rstd, normalized_shape};
+                                       const Tensor& weight, const Tensor&, double eps) {
+    return {input, weight, result.mean, result.rstd, normalized_shape, eps};
   }
 };
 
@@ -169,6 +169,11 @@ struct NllLossBackward : FunctionalOp {
         .nll_loss_backward(grad_input, internal::contiguous(internal::converted(grad_output, compute)),
                            internal::contiguous(target), ignore_index, scale, reduction == Reduction::None);
     return internal::converted(grad_input, grad_output.dtype());
+  }
+  // Recorded only under create_graph, when nll_loss's gradient is itself differentiated.
+  static NllLossBackwardBackward0 save(const Tensor&, const Tensor&, const Tensor& target, const Dims&,
+                                       Reduction reduction, int64_t ignore_index, int64_t) {
+    return {target, reduction, ignore_index};
   }
 };
 

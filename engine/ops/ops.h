@@ -38,6 +38,9 @@ Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::functi
 
 // ---- views (views.cpp) ----
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset);
+// as_strided recorded as AsStridedBackward0: for the formulas that address a view and its base in
+// storage coordinates (copy_slices.cpp) when they run under create_graph. Users have the named views.
+Tensor as_strided_recorded(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset);
 // What reshape-with-copy and matmul's folding return: an alias of `self` recorded as
 // UnsafeViewBackward0, which autograd does not treat as a view (PyTorch's _unsafe_view).
 Tensor unsafe_view(const Tensor& self, const Dims& sizes);

@@ -31,7 +31,9 @@ namespace {
 template <typename Backward>
 Backward save_inplace_product(const Tensor& self, const Tensor& other, bool other_read_by_its_own_gradient) {
   Tensor self_before;
-  if (other.requires_grad()) self_before = internal::alias(self).clone();
+  // A recorded clone (CloneBackward0), as PyTorch's original_self: under create_graph, other's
+  // gradient must see that it depends on self's old value.
+  if (other.requires_grad()) self_before = self.clone();
   if (!self.requires_grad() && !other_read_by_its_own_gradient) return {autograd::SavedTensor(self_before), {}};
   return {autograd::SavedTensor(self_before),
           other.is_same(self) ? autograd::SavedTensor::output(other, 0) : autograd::SavedTensor(other)};
@@ -241,6 +243,10 @@ struct ThresholdBackward : FunctionalOp {
     }
     const Tensor at_or_below = Compare<CompareOp::Le>::compute(self, threshold);
     return Where::compute(at_or_below, internal::scalar(0, grad_output.dtype(), grad_output.device()), grad_output);
+  }
+  // Recorded only under create_graph, when relu's gradient is itself differentiated.
+  static ThresholdBackwardBackward0 save(const Tensor&, const Tensor&, const Tensor& self, Scalar threshold) {
+    return {self, threshold};
   }
 };
 

@@ -65,6 +65,12 @@ struct AsStrided : ViewOp {  // no derivative: ember's named views record their 
   }
 };
 
+struct AsStridedRecorded : AsStrided {
+  static AsStridedBackward0 save(const Tensor& result, const Tensor& self, const Dims&, const Dims&, int64_t) {
+    return {autograd::geometry_of(result), autograd::geometry_of(self)};
+  }
+};
+
 struct View : ViewOp {
   static constexpr const char* name = "aten::view";
   static Tensor compute(const Tensor& self, const Dims& shape) {
@@ -306,6 +312,9 @@ Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, in
   EMBER_CHECK(!(GradMode::is_enabled() && self.requires_grad()),
               "ember: as_strided does not support autograd; use the named view ops");
   return call<AsStrided>(self, sizes, strides, storage_offset);
+}
+Tensor as_strided_recorded(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset) {
+  return call<AsStridedRecorded>(self, sizes, strides, storage_offset);
 }
 Tensor Tensor::view(const Dims& shape) const { return call<View>(*this, shape); }
 

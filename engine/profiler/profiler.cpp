@@ -1,8 +1,20 @@
 // The Profiler object: starts and stops recording (profiler_recording.cpp) and keeps what one run
-// recorded. Its error texts are PyTorch's, for the same mistakes.
+// recorded. Its error texts are PyTorch's, for the same mistakes. Also the stack of open range
+// names that anomaly mode reads.
 #include "profiler.h"
 
 namespace ember::profiler {
+
+namespace {
+thread_local std::vector<std::string> range_names;
+}  // namespace
+
+void detail::push_range_name(std::string_view name) { range_names.emplace_back(name); }
+void detail::pop_range_name() {
+  if (!range_names.empty()) range_names.pop_back();
+}
+void keep_range_names(bool keep) { detail::keeping_range_names.store(keep, std::memory_order_relaxed); }
+std::vector<std::string> open_range_names() { return range_names; }
 
 Profiler::Profiler(ProfilerOptions options) : options_(std::move(options)) { start(); }
 

@@ -277,6 +277,19 @@ class OpEvent {
   detail::Handle handle_;
 };
 
+namespace detail {
+// True while someone asks which ranges are open (anomaly mode): then record_function keeps its
+// name on a per-thread stack, whether or not a profiler runs.
+inline std::atomic<bool> keeping_range_names{false};
+void push_range_name(std::string_view name);
+void pop_range_name();
+}  // namespace detail
+
+// The names of the record_function ranges open on this thread, outermost first, while
+// keep_range_names(true) is in effect (autograd's anomaly mode turns it on); else empty.
+void keep_range_names(bool keep);
+std::vector<std::string> open_range_names();
+
 // A range named by the caller, shown in the profile like an op (PyTorch's record_function):
 //   { auto range = profiler::record_function("data loading"); ... }
 class RecordFunction {
@@ -284,16 +297,23 @@ class RecordFunction {
   explicit RecordFunction(std::string_view name) {
     if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]]
       handle_ = detail::open_range(nullptr, name, true);
+    if (detail::keeping_range_names.load(std::memory_order_relaxed)) [[unlikely]] {
+      detail::push_range_name(name);
+      named_ = true;
+    }
   }
   ~RecordFunction() {
     if (handle_.is_open()) [[unlikely]]
       detail::close(handle_);
+    if (named_) [[unlikely]]
+      detail::pop_range_name();
   }
   RecordFunction(const RecordFunction&) = delete;
   RecordFunction& operator=(const RecordFunction&) = delete;
 
  private:
   detail::Handle handle_;
+  bool named_ = false;
 };
 [[nodiscard]] inline RecordFunction record_function(std::string_view name) { return RecordFunction(name); }
 
