@@ -284,11 +284,13 @@ Tensor& write_product(Tensor& out, const Tensor& product) {
   return out.copy_(product);
 }
 
-// An operand as it is before out is resized: ATen resizes out before it computes, and when out is
-// the operand itself, the resize changes it. ATen then reads the operand while it writes out, which
-// gives other values; ember computes into a fresh tensor from the operand as it was and copies (a
-// difference the replay documents, test_replay.cpp).
-Tensor as_it_is_now(const Tensor& operand) {
+// An operand as it was before out is resized, when out shares its memory (else the operand itself).
+// ATen resizes out before it computes, and when out is the operand itself, the resize changes it;
+// ATen then reads the operand while it writes out, which gives other values. ember computes into a
+// fresh tensor from the operand as it was and copies (a difference the replay documents,
+// test_replay.cpp).
+Tensor as_it_is_now(const Tensor& operand, const Tensor& out) {
+  if (!out.defined() || !operand.is_alias_of(out)) return operand;
   return Tensor(std::make_shared<TensorImpl>(*operand.impl(), operand.sizes(), operand.strides(),
                                              operand.storage_offset(), operand.dtype()));
 }
@@ -310,14 +312,6 @@ Tensor& dot_out(Tensor& out, const Tensor& a, const Tensor& b) {
   return out.copy_(call<Dot>(a, b));
 }
 
-// PyTorch's out.squeeze_(0): a change of sizes only, yet an in-place op, so it counts as a write.
-void squeeze_first_dim_in_place(Tensor& out) {
-  const size_t rest = out.sizes().size() - 1;
-  out.impl()->set_layout(Dims(std::span<const int64_t>(out.sizes().data() + 1, rest)),
-                         Dims(std::span<const int64_t>(out.strides().data() + 1, rest)), out.storage_offset());
-  out.impl()->version_counter->bump();
-}
-
 }  // namespace
 
 // A structured kernel's order: autograd's refusal, mm's checks, out's dtype, the resize, the product.
@@ -326,7 +320,7 @@ Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b) {
   internal::check_no_autograd("mm", {&a, &b, &out});
   check_mm_arguments(a, b);
   check_out_dtype(out, a.dtype());
-  const Tensor a_now = as_it_is_now(a), b_now = as_it_is_now(b);
+  const Tensor a_now = as_it_is_now(a, out), b_now = as_it_is_now(b, out);
   internal::resize_output(out, {a.size(0), b.size(1)});
   return out.copy_(mm(a_now, b_now));
 }
@@ -341,7 +335,7 @@ Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
               dim2, "D");
   if (dim1 == 1 && dim2 == 2) {
     mm_out(out, a.unsqueeze(0), b);
-    squeeze_first_dim_in_place(out);
+    squeeze_in_place(out, 0);
     return out;
   }
   if (dim1 == 2 && dim2 == 2) return mm_out(out, a, b);

@@ -47,6 +47,9 @@ Tensor unsafe_view(const Tensor& self, const Dims& sizes);
 // What matmul(1-D, 2-D) returns: its fresh product with `dim` squeezed as PyTorch's in-place
 // squeeze_ does it (version 1, SqueezeBackward3, not a view).
 Tensor squeeze_fresh(const Tensor& fresh, int64_t dim);
+// PyTorch's self.squeeze_(dim) below autograd, as matmul's out= ends: the same tensor with `dim`
+// dropped when its size is 1. A change of sizes only, yet an in-place op, so it counts as a write.
+void squeeze_in_place(Tensor& self, int64_t dim);
 
 // ---- element-wise (pointwise.cpp) ----
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);

@@ -276,8 +276,8 @@ struct SqueezeDim : ViewOp {
 struct SqueezeFresh : FunctionalOp {
   static constexpr const char* name = "aten::squeeze_";
   static Tensor compute(const Tensor& fresh, int64_t dim) {
-    Tensor out = SqueezeDim::squeezed(fresh, dim, alias_with);  // ATen's squeeze_ restrides in place: no as_strided
-    out.impl()->version_counter->bump();
+    Tensor out = alias_with(fresh, fresh.sizes(), fresh.strides(), fresh.storage_offset());
+    squeeze_in_place(out, dim);  // ATen's squeeze_ restrides in place: no as_strided
     return out;
   }
   static SqueezeBackward3 save(const Tensor&, const Tensor& fresh, int64_t) { return {{fresh.sizes()}}; }
@@ -328,6 +328,13 @@ Tensor Tensor::reshape(const Dims& shape) const {
 
 Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
 Tensor squeeze_fresh(const Tensor& fresh, int64_t dim) { return call<SqueezeFresh>(fresh, dim); }
+void squeeze_in_place(Tensor& self, int64_t dim) {
+  SqueezeDim::squeezed(self, dim, [&](const Tensor&, const Dims& sizes, const Dims& strides, int64_t offset) {
+    self.impl()->set_layout(sizes, strides, offset);
+    return self;
+  });
+  self.impl()->version_counter->bump();
+}
 Tensor Tensor::select(int64_t dim, int64_t index) const { return call<Select>(*this, dim, index); }
 Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) const {
   return call<Slice>(*this, dim, start, end, step);
