@@ -28,17 +28,19 @@ GraphTask make_graph_task(const std::vector<Node*>& roots, const std::vector<Nod
   GraphTask task;
   task.runs_every_node = captured.empty();
   task.captured.insert(captured.begin(), captured.end());
+  // Every node reached has an entry (the roots' may stay 0), so the map also tells which nodes
+  // were seen: one hash table, filled without a set beside it.
   std::vector<Node*> stack;
-  std::unordered_set<Node*> seen;
   for (Node* root : roots)
-    if (seen.insert(root).second) stack.push_back(root);
+    if (task.dependencies.try_emplace(root, 0).second) stack.push_back(root);
   while (!stack.empty()) {
     Node* node = stack.back();
     stack.pop_back();
     for (const Edge& edge : node->next_edges) {
       if (!edge.node) continue;
-      ++task.dependencies[edge.node.get()];
-      if (seen.insert(edge.node.get()).second) stack.push_back(edge.node.get());
+      auto [entry, first_time] = task.dependencies.try_emplace(edge.node.get(), 0);
+      ++entry->second;
+      if (first_time) stack.push_back(edge.node.get());
     }
   }
   if (captured.empty()) return task;
