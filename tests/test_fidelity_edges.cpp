@@ -132,6 +132,20 @@ TEST_CASE("copy_ of a tensor onto itself returns at once, even expanded", "[fide
   CHECK_THROWS_WITH(arange(3.0).expand({2, 3}).add_(1), case_named("add_expanded_in_place")["message"]);
 }
 
+TEST_CASE("a no_grad view whose base came to require grad through another view is refused", "[fidelity][edges]") {
+  // The base is written with grad mode on through a second view (CopySlices): the view made under
+  // no_grad can then be neither written in place nor asked for its grad_fn.
+  Tensor base = zeros({4}), no_grad_view;
+  {
+    NoGradGuard no_grad;
+    no_grad_view = base.narrow(0, 0, 2);
+  }
+  base.narrow(0, 2, 2).copy_(ones({2}, Options().requires_grad()));
+  CHECK_THROWS_WITH(no_grad_view.mul_(full({}, 2.0)),
+                    case_named("inplace_on_no_grad_view_of_base_written_with_grad")["message"]);
+  CHECK_THROWS_WITH(no_grad_view.grad_fn(), case_named("grad_fn_of_no_grad_view_of_base_written_with_grad")["message"]);
+}
+
 TEST_CASE("an out= that partly overlaps an input is refused with PyTorch's text", "[fidelity][edges][resize]") {
   Tensor a = arange(8.0);
   Tensor out = a.narrow(0, 1, 3);

@@ -18,5 +18,5 @@ cmake -S . -B build-tsan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYP
 cmake --build build-tsan --parallel "$(nproc)" --target ember_tests
 # The tests that start threads of their own or run parallel_for over several threads.
 spec=${1:-"[parallel],[modes],[profiler],[random]"}
-OMP_TOOL_LIBRARIES=$archer TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+OMP_TOOL_LIBRARIES=$archer TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/.ci/tsan.supp" \
   build-tsan/tests/ember_tests "$spec"
