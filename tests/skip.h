@@ -57,17 +57,20 @@ inline bool with_gpu() {
   return true;
 }
 
-#ifdef __SANITIZE_ADDRESS__
+// GCC says which sanitizer it builds with by a macro; clang 14 by __has_feature.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 inline constexpr bool kUnderSanitizer = true;
+#elif defined(__has_feature)
+inline constexpr bool kUnderSanitizer = __has_feature(address_sanitizer) || __has_feature(thread_sanitizer);
 #else
 inline constexpr bool kUnderSanitizer = false;
 #endif
 
-// True, after saying why, in the AddressSanitizer build: for test cases that time real ops, whose
-// instrumented kernels say nothing about the hardware.
+// True, after saying why, in the AddressSanitizer and ThreadSanitizer builds: for test cases that
+// time real ops, whose instrumented kernels say nothing about the hardware.
 inline bool under_sanitizer(const char* why) {
   if (!kUnderSanitizer) return false;
-  WARN(kSkipped << " built with AddressSanitizer: " << why);
+  WARN(kSkipped << " built with a sanitizer: " << why);
   return true;
 }
 
