@@ -41,9 +41,12 @@ KernelTable cuda_table() {
 }  // namespace
 
 const KernelTable& on(Device device) {
-  static const KernelTable cpu = cpu_table();
+  if (device.is_cpu()) {  // each table behind its own guard: a CPU op checks one
+    static const KernelTable cpu = cpu_table();
+    return cpu;
+  }
   static const KernelTable cuda = cuda_table();
-  return device.is_cpu() ? cpu : cuda;
+  return cuda;
 }
 
 }  // namespace ember::kernels

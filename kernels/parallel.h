@@ -40,6 +40,10 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& f) {
   if (begin >= end) return;
   const int64_t n = end - begin;
   grain = std::max<int64_t>(grain, 1);
+  if (n <= grain) {  // one grain: no thread to ask OpenMP about (most small ops end here)
+    f(begin, end);
+    return;
+  }
   const int64_t grains = (n + grain - 1) / grain;
   const int64_t threads = std::min<int64_t>(omp_get_max_threads(), grains);
   if (threads <= 1 || running_chunks || omp_in_parallel()) {

@@ -7,22 +7,6 @@
 
 namespace ember {
 
-int64_t element_size(DType dtype) {
-  switch (dtype) {
-    case DType::Float32: return 4;
-    case DType::Float64: return 8;
-    case DType::BFloat16: return 2;
-    case DType::Float16: return 2;
-    case DType::Int64: return 8;
-    case DType::Bool: return 1;
-  }
-  return 0;
-}
-
-bool is_floating_point(DType dtype) {
-  return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::BFloat16 || dtype == DType::Float16;
-}
-
 std::string to_string(DType dtype) {
   switch (dtype) {
     case DType::Float32: return "torch.float32";

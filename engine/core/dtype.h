@@ -17,8 +17,21 @@ inline constexpr DType kFloat16 = DType::Float16;
 inline constexpr DType kInt64 = DType::Int64;
 inline constexpr DType kBool = DType::Bool;
 
-int64_t element_size(DType dtype);
-bool is_floating_point(DType dtype);
+// Inline: asked on every op's path (an output's bytes, a data pointer, a dtype rule).
+constexpr int64_t element_size(DType dtype) {
+  switch (dtype) {
+    case DType::Float32: return 4;
+    case DType::Float64: return 8;
+    case DType::BFloat16: return 2;
+    case DType::Float16: return 2;
+    case DType::Int64: return 8;
+    case DType::Bool: return 1;
+  }
+  return 0;
+}
+constexpr bool is_floating_point(DType dtype) {
+  return dtype == DType::Float32 || dtype == DType::Float64 || dtype == DType::BFloat16 || dtype == DType::Float16;
+}
 // "torch.float32"
 std::string to_string(DType dtype);
 // "Float", "Double", "BFloat16", "Half", "Long", "Bool" (c10::ScalarType names).

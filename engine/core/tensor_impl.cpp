@@ -22,8 +22,8 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims stri
                        DType dtype_, bool tracks_version)
     : storage(std::move(storage_)),
       version_counter(tracks_version ? std::make_shared<VersionCounter>(true) : no_version_counter()),
-      sizes(sizes_),
-      strides(strides_),
+      sizes(std::move(sizes_)),
+      strides(std::move(strides_)),
       storage_offset(storage_offset_),
       dtype(dtype_) {
   compute_layout();
@@ -32,8 +32,8 @@ TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims stri
 TensorImpl::TensorImpl(const TensorImpl& base, Dims sizes_, Dims strides_, int64_t storage_offset_, DType dtype_)
     : storage(base.storage),
       version_counter(base.version_counter),
-      sizes(sizes_),
-      strides(strides_),
+      sizes(std::move(sizes_)),
+      strides(std::move(strides_)),
       storage_offset(storage_offset_),
       dtype(dtype_) {
   compute_layout();
