@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "autograd/node.h"
+
 using namespace ember;
 using V = std::vector<Tensor>;
 
@@ -201,4 +203,17 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
        }},
   };
   return cases;
+}
+
+void collect_node_names(const Tensor& t, std::set<std::string>& names) {
+  std::vector<std::shared_ptr<autograd::Node>> stack{t.grad_fn()};
+  std::set<const autograd::Node*> seen;
+  while (!stack.empty()) {
+    std::shared_ptr<autograd::Node> node = stack.back();
+    stack.pop_back();
+    if (!node || !seen.insert(node.get()).second) continue;
+    names.insert(node->name());
+    if (const auto* copy_slices = std::get_if<autograd::CopySlices>(&node->fn)) stack.push_back(copy_slices->fn);
+    for (const autograd::Edge& edge : node->next_edges) stack.push_back(edge.node);
+  }
 }

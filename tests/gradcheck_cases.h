@@ -1,8 +1,9 @@
-// The programs gradcheck runs (tests/test_autograd.cpp) and the node-coverage test walks
-// (tests/test_node_coverage.cpp): together with the op fixtures, every backward node kind of
-// engine/autograd/derivatives.h must appear in one of them.
+// The programs gradcheck and gradgradcheck run (tests/test_autograd.cpp, test_gradcheck.cpp) and
+// the node-coverage test walks (tests/test_node_coverage.cpp): together with the op fixtures,
+// every backward node kind of engine/autograd/derivatives.h must appear in one of them.
 #pragma once
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -24,3 +25,7 @@ struct GradcheckCase {
 inline const ember::autograd::GradcheckOptions kTightGradcheck{1e-6, 1e-8, 1e-6};
 
 const std::vector<GradcheckCase>& gradcheck_cases();
+
+// Adds the names of every node reachable from `t`'s grad_fn (and of the op inside each CopySlices):
+// the node kinds a program's graph holds.
+void collect_node_names(const ember::Tensor& t, std::set<std::string>& names);

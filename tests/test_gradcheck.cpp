@@ -29,20 +29,6 @@ Tensor detached_exp(const V& v) {
   return frozen * (v[0] - v[0].detach()) + frozen;
 }
 
-// The names of every node reachable from `t`'s grad_fn.
-void collect_node_names(const Tensor& t, std::set<std::string>& names) {
-  std::vector<std::shared_ptr<autograd::Node>> stack{t.grad_fn()};
-  std::set<const autograd::Node*> seen;
-  while (!stack.empty()) {
-    std::shared_ptr<autograd::Node> node = stack.back();
-    stack.pop_back();
-    if (!node || !seen.insert(node.get()).second) continue;
-    names.insert(node->name());
-    if (const auto* copy_slices = std::get_if<autograd::CopySlices>(&node->fn)) stack.push_back(copy_slices->fn);
-    for (const autograd::Edge& edge : node->next_edges) stack.push_back(edge.node);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("gradcheck passes a right gradient with PyTorch's default tolerances", "[autograd-debug][gradcheck]") {

@@ -19,20 +19,6 @@ using fixture::json;
 
 namespace {
 
-// Adds the names of every node reachable from `t`'s grad_fn (and of the op inside each CopySlices).
-void collect_node_names(const Tensor& t, std::set<std::string>& names) {
-  std::vector<std::shared_ptr<autograd::Node>> stack{t.grad_fn()};
-  std::set<const autograd::Node*> seen;
-  while (!stack.empty()) {
-    std::shared_ptr<autograd::Node> node = stack.back();
-    stack.pop_back();
-    if (!node || !seen.insert(node.get()).second) continue;
-    names.insert(node->name());
-    if (const auto* copy_slices = std::get_if<autograd::CopySlices>(&node->fn)) stack.push_back(copy_slices->fn);
-    for (const autograd::Edge& edge : node->next_edges) stack.push_back(edge.node);
-  }
-}
-
 // How many cases of ops.json run each op.
 std::map<std::string, int> cases_per_op() {
   std::map<std::string, int> cases;
