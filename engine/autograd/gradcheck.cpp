@@ -16,17 +16,12 @@ namespace ember::autograd {
 
 namespace {
 
-std::vector<Tensor> differentiable(const std::vector<Tensor>& outputs) {
+// The tensors among `tensors` that require grad: the inputs differentiated with respect to, and
+// the outputs that are differentiated.
+std::vector<Tensor> requiring_grad(const std::vector<Tensor>& tensors) {
   std::vector<Tensor> kept;
-  for (const Tensor& output : outputs)
-    if (output.defined() && output.requires_grad()) kept.push_back(output);
-  return kept;
-}
-
-std::vector<Tensor> requiring_grad(const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> kept;
-  for (const Tensor& input : inputs)
-    if (input.defined() && input.requires_grad()) kept.push_back(input);
+  for (const Tensor& t : tensors)
+    if (t.defined() && t.requires_grad()) kept.push_back(t);
   return kept;
 }
 
@@ -35,7 +30,7 @@ std::vector<std::vector<double>> evaluate(const DifferentiableFunction& f, const
                                           size_t outputs) {
   std::vector<Tensor> results = f(inputs);
   std::vector<std::vector<double>> values;
-  for (const Tensor& result : differentiable(results)) values.push_back(result.detach().to_vector<double>());
+  for (const Tensor& result : requiring_grad(results)) values.push_back(result.detach().to_vector<double>());
   values.resize(outputs);
   return values;
 }
@@ -115,7 +110,7 @@ bool gradcheck(const DifferentiableFunction& f, const std::vector<Tensor>& input
                    " requires gradient and is not a double precision floating point or complex. This "
                    "check will likely fail if all the inputs are not of double precision floating point or complex. "));
   AutoGradMode grad_mode(true);
-  const std::vector<Tensor> outputs = differentiable(f(inputs));
+  const std::vector<Tensor> outputs = requiring_grad(f(inputs));
   const Jacobians numerical = numerical_jacobians(f, inputs, outputs, options.eps);
   if (outputs.empty()) {  // nothing to differentiate: the function must not depend on the inputs
     for (const auto& per_input : numerical)
@@ -166,7 +161,7 @@ bool gradgradcheck(const DifferentiableFunction& f, const std::vector<Tensor>& i
   std::vector<Tensor> seeds = grad_outputs;
   if (seeds.empty()) {
     AutoGradMode grad_mode(true);
-    for (const Tensor& output : differentiable(f(inputs))) {
+    for (const Tensor& output : requiring_grad(f(inputs))) {
       std::vector<double> values(output.numel());
       for (size_t k = 0; k < values.size(); ++k) values[k] = std::sin(0.5 + 1.7 * static_cast<double>(k));
       seeds.push_back(from_vector(values, output.sizes(), output.dtype()).to(output.device()).requires_grad_());
@@ -175,7 +170,7 @@ bool gradgradcheck(const DifferentiableFunction& f, const std::vector<Tensor>& i
   const size_t n = inputs.size();
   const DifferentiableFunction first_derivatives = [&f, n](const std::vector<Tensor>& all) {
     const std::vector<Tensor> in(all.begin(), all.begin() + n), seeds_in(all.begin() + n, all.end());
-    const std::vector<Tensor> outputs = differentiable(f(in));
+    const std::vector<Tensor> outputs = requiring_grad(f(in));
     std::vector<Tensor> gradients = grad(outputs, requiring_grad(in), seeds_in, true, /*create_graph=*/true, true);
     std::vector<Tensor> defined;
     for (Tensor& gradient : gradients)
