@@ -2,6 +2,7 @@
 // at::SavedTensorDefaultHooks). Saving a tensor reads only the top of the stack.
 #include "saved_tensors_hooks.h"
 
+#include <utility>
 #include <vector>
 
 namespace ember::autograd {
@@ -10,7 +11,6 @@ namespace {
 
 struct HooksState {
   std::vector<std::shared_ptr<const SavedTensorHooks>> stack;
-  std::shared_ptr<const SavedTensorHooks> top;  // stack.back(), or null
   std::optional<std::string> disabled_message;
 };
 
@@ -21,31 +21,25 @@ HooksState& state() {
 
 }  // namespace
 
-const std::shared_ptr<const SavedTensorHooks>& current_saved_tensors_hooks() { return state().top; }
+const std::shared_ptr<const SavedTensorHooks>& current_saved_tensors_hooks() {
+  static const std::shared_ptr<const SavedTensorHooks> none;
+  const auto& stack = state().stack;
+  return stack.empty() ? none : stack.back();
+}
 
 saved_tensors_hooks::saved_tensors_hooks(PackHook pack, UnpackHook unpack) {
   HooksState& hooks = state();
   if (hooks.disabled_message) throw Error(*hooks.disabled_message);
   EMBER_CHECK(pack && unpack, "saved_tensors_hooks: both a pack and an unpack hook are needed");
   hooks.stack.push_back(std::make_shared<const SavedTensorHooks>(SavedTensorHooks{std::move(pack), std::move(unpack)}));
-  hooks.top = hooks.stack.back();
 }
 
-saved_tensors_hooks::~saved_tensors_hooks() {
-  HooksState& hooks = state();
-  hooks.stack.pop_back();
-  hooks.top = hooks.stack.empty() ? nullptr : hooks.stack.back();
-}
+saved_tensors_hooks::~saved_tensors_hooks() { state().stack.pop_back(); }
 
 disable_saved_tensors_hooks::disable_saved_tensors_hooks(std::string message) {
   HooksState& hooks = state();
-  previous_ = hooks.disabled_message;
-  hooks.disabled_message = std::move(message);
-  if (!hooks.stack.empty()) {
-    std::string text = *hooks.disabled_message;
-    hooks.disabled_message = previous_;  // the guard is not made: its destructor will not run
-    throw Error(text);
-  }
+  if (!hooks.stack.empty()) throw Error(message);  // hooks already in effect: the guard is not made
+  previous_ = std::exchange(hooks.disabled_message, std::move(message));
 }
 
 disable_saved_tensors_hooks::~disable_saved_tensors_hooks() { state().disabled_message = previous_; }
