@@ -134,6 +134,8 @@ auto run(const Args&... args) {
       }
     }
     if constexpr (Op::kind == OpKind::View) autograd::record_view(output, std::get<0>(std::tie(args...)));
+    if constexpr (requires { Op::kernel_writes(args...); })  // Note [Kernel writes outside InferenceMode]
+      autograd::count_kernel_writes(result, Op::kernel_writes(args...), args...);
     return result;
   }
 }

@@ -3,6 +3,9 @@
 // fidelity.json (tools/fixtures/fidelity_replay.py).
 #include <catch2/catch.hpp>
 
+#include <functional>
+#include <map>
+
 #include "ember.h"
 #include "fidelity_fixture.h"
 
@@ -56,18 +59,140 @@ TEST_CASE("negating a float64 zero gives minus zero on the vectorised path too",
   CHECK(fixture::compare_exact(neg(fixture::make(c["input"])), c["output"]) == "");  // was +0.0 from 0.0
 }
 
+namespace {
+template <typename Make>
+int grad_version(Make make, const Dims& shape = {2, 3}) {
+  Tensor x = ones(shape, Options().requires_grad());
+  make(x).backward();
+  return static_cast<int>(x.grad()._version());
+}
+}  // namespace
+
 TEST_CASE("a leaf's first .grad is at PyTorch's version: 1 when copied in, 0 when a formula made it",
           "[fidelity][replay]") {
   const fixture::json& c = case_named("replay_grad_versions");
-  auto grad_version = [](auto make) {
-    Tensor x = ones({2, 3}, Options().requires_grad());
-    make(x).backward();
-    return static_cast<int>(x.grad()._version());
-  };
   CHECK(grad_version([](const Tensor& x) { return x.sum(); }) == c["sum"].get<int>());                   // was 0
   CHECK(grad_version([](const Tensor& x) { return x.select(0, 1).sum(); }) == c["select"].get<int>());   // was 1
   CHECK(grad_version([](const Tensor& x) { return x.slice(1, 1, 3).sum(); }) == c["slice"].get<int>());  // was 1
   CHECK(grad_version([](const Tensor& x) { return (x * 2).sum(); }) == c["mul"].get<int>());
+  CHECK(grad_version([](const Tensor& x) { return x.pow(0).sum(); }) == c["pow_0"].get<int>());  // was 1
+  CHECK(grad_version([](const Tensor& x) { return x.unsqueeze(1).sum(); }, {0}) == c["unsqueeze_empty"].get<int>());
+}
+
+TEST_CASE("a gradient its formula wrote in place reaches .grad with those writes counted", "[fidelity][replay]") {
+  const fixture::json& c = case_named("replay_grad_versions");                          // each was 0
+  CHECK(grad_version([](const Tensor& x) { return x.max(); }) == c["max"].get<int>());  // masked_fill_
+  CHECK(grad_version([](const Tensor& x) { return x.min(); }) == c["min"].get<int>());
+  CHECK(grad_version([](const Tensor& x) { return max(x, 1).values.sum(); }) ==
+        c["max_dim"].get<int>());  // zeros, scatter_
+  CHECK(grad_version([](const Tensor& x) { return min(x, 0, true).values.sum(); }) == c["min_dim_keepdim"].get<int>());
+  CHECK(grad_version([](const Tensor& x) { return maximum(x, zeros({2, 3})).sum(); }) == c["maximum"].get<int>());
+  CHECK(grad_version([](const Tensor& x) {
+          return as_strided_recorded(x, {2, 2}, {1, 2}, 0).sum();
+        }) == c["as_strided"].get<int>());  // zeros, copy_
+  CHECK(grad_version([](const Tensor& x) { return as_strided_recorded(x, {0}, {1}, 0).sum(); }, {2, 0}) ==
+        c["as_strided_empty"].get<int>());  // only zeros
+  CHECK(grad_version([](const Tensor& x) { return x.clone().select(0, 0).add_(1).sum(); }) ==
+        c["copy_slices"].get<int>());  // CopySlices: copy_, then copy_ into the region
+}
+
+TEST_CASE("a new view of the gradient given to backward becomes .grad itself, sharing its bytes",
+          "[fidelity][replay]") {
+  // AccumulateGrad keeps an incoming gradient when no other handle refers to it, however many
+  // refer to its storage: a view of the user's gradient is kept, the gradient itself is copied.
+  const fixture::json& c = case_named("replay_kept_gradients");
+  auto kept = [](auto make, const Dims& shape) {
+    Tensor x = ones(shape, Options().requires_grad());
+    const Tensor y = make(x);
+    Tensor g = ones_like(y);
+    y.backward(g);
+    const fixture::json first{x.grad()._version(), x.grad().raw_data() == g.raw_data()};
+    g.add_(1);
+    return fixture::json{first[0], first[1], x.grad()._version()};
+  };
+  CHECK(kept([](const Tensor& x) { return x.view({6}); }, {2, 3}) == c["view"]);  // was copied: [1, false, 1]
+  CHECK(kept([](const Tensor& x) { return x.t(); }, {3}) == c["t_of_1d"]);        // t() of a vector is a view too
+  CHECK(kept([](const Tensor& x) { return x.transpose(0, 0); }, {}) == c["transpose_of_0d"]);
+  CHECK(kept([](const Tensor& x) { return x.squeeze(0); }, {2, 3}) == c["squeeze_of_nothing"]);  // g itself: copied
+  CHECK(kept([](const Tensor& x) { return x.squeeze(0); }, {1, 3}) == c["squeeze"]);
+}
+
+TEST_CASE("dot and mv of bfloat16 round each product and each running sum, as PyTorch's CPU loops do",
+          "[fidelity][replay]") {
+  const fixture::json& c = case_named("replay_bfloat16_dot_and_mv");  // each was summed in float32
+  const Tensor a = fixture::make(c["a"]), b = fixture::make(c["b"]);
+  const Tensor matrix = fixture::make(c["matrix"]), vector = fixture::make(c["vector"]);
+  CHECK(fixture::compare_exact(matmul(a, b), c["dot"]) == "");
+  CHECK(fixture::compare_exact(matmul(matrix, vector), c["mv"]) == "");
+  CHECK(fixture::compare_exact(matmul(matrix.t().contiguous().t(), vector), c["mv_column_major"]) == "");
+}
+
+TEST_CASE("matmul's out= takes a folded product even when out is not contiguous", "[fidelity][replay][resize]") {
+  const fixture::json& c = case_named("replay_matmul_out_folded_into_transposed_out");
+  Tensor out = zeros({2, 2, 2}, kInt64).transpose(2, 0);
+  matmul_out(out, arange(8).reshape({2, 2, 2}), arange(4).reshape({2, 2}));  // was a broadcast error
+  CHECK(fixture::compare_exact(out, c["output"]) == "");
+  CHECK(out._version() == c["version"].get<uint32_t>());
+}
+
+TEST_CASE("an op on inference tensors outside inference mode counts the writes of PyTorch's kernel",
+          "[fidelity][replay][inference]") {
+  // See record.h's Note [Kernel writes outside InferenceMode]: each was at version 0.
+  Tensor t, t0, empty_rows;
+  {
+    InferenceMode inference;
+    t = rand({2, 3});
+    t0 = scalar_tensor(2.0);
+    empty_rows = rand({0, 3});
+  }
+  const std::map<std::string, std::function<std::vector<Tensor>()>> ops{
+      {"clone", [&] { return std::vector{t.clone()}; }},
+      {"contiguous", [&] { return std::vector{t.t().contiguous()}; }},
+      {"to", [&] { return std::vector{t.to(kFloat64)}; }},
+      {"sum", [&] { return std::vector{t.sum()}; }},
+      {"sum_dim", [&] { return std::vector{t.sum({1})}; }},
+      {"mean", [&] { return std::vector{t.mean()}; }},
+      {"mean_dim", [&] { return std::vector{t.mean({1}, true)}; }},
+      {"max", [&] { return std::vector{max(t)}; }},
+      {"min", [&] { return std::vector{min(t)}; }},
+      {"max_dim",
+       [&] {
+         const auto r = max(t, 1);
+         return std::vector{r.values, r.indices};
+       }},
+      {"min_dim_keepdim",
+       [&] {
+         const auto r = min(t, 1, true);
+         return std::vector{r.values, r.indices};
+       }},
+      {"max_dim_0d",
+       [&] {
+         const auto r = max(t0, 0);
+         return std::vector{r.values, r.indices};
+       }},
+      {"max_dim_empty",
+       [&] {
+         const auto r = max(empty_rows, 1);
+         return std::vector{r.values, r.indices};
+       }},
+      {"pow_0", [&] { return std::vector{t.pow(0)}; }},
+      {"pow_1", [&] { return std::vector{t.pow(1)}; }},
+      {"pow_2", [&] { return std::vector{t.pow(2)}; }},
+      {"mse_loss_mean", [&] { return std::vector{mse_loss(t, t)}; }},
+      {"mse_loss_none", [&] { return std::vector{mse_loss(t, t, Reduction::None)}; }},
+      {"add", [&] { return std::vector{t + t}; }},
+      {"exp", [&] { return std::vector{t.exp()}; }},
+  };
+  const fixture::json& versions = case_named("replay_inference_kernel_writes")["versions"];
+  REQUIRE(versions.size() == ops.size());
+  for (const auto& [name, run] : ops) {
+    INFO(name);
+    std::vector<uint32_t> got;
+    for (const Tensor& result : run()) got.push_back(result._version());
+    CHECK(got == versions.at(name).get<std::vector<uint32_t>>());
+  }
+  InferenceMode inference;  // inside inference mode the results are inference tensors, with no version at all
+  CHECK(t.clone().is_inference());
 }
 
 TEST_CASE("mm of a bool matrix is refused by its kernel before the dtypes are compared", "[fidelity][replay]") {

@@ -12,25 +12,13 @@ namespace ember::autograd {
 namespace {
 // PyTorch's "gradient layout contract": a leaf's .grad is laid out like the leaf when the leaf is
 // dense (a transposed weight gets a transposed gradient), else row-major.
-Dims contract_strides(const Tensor& leaf) {
-  const Layout layout{leaf.sizes(), leaf.strides()};
-  return is_non_overlapping_and_dense(layout) ? leaf.strides() : contiguous_strides(leaf.sizes());
-}
+bool is_dense(const Tensor& leaf) { return is_non_overlapping_and_dense(Layout{leaf.sizes(), leaf.strides()}); }
 bool obeys_layout_contract(const Tensor& grad, const Dims& strides) {
   for (int64_t d = 0; d < grad.dim(); ++d) {
     if (grad.size(d) != 1 && grad.stride(d) != strides[d]) return false;
     if (grad.size(d) == 1 && grad.stride(d) == 0) return false;
   }
   return true;
-}
-// Whether nothing but `t` itself refers to its bytes. A view also holds its base (autograd_meta's
-// view_base, as PyTorch's _base), which shares the storage: the view is the sole owner when that
-// base is held by nothing else.
-bool sole_owner(const Tensor& t) {
-  if (t.impl_ptr().use_count() != 1) return false;
-  const AutogradMeta* meta = t.impl()->autograd_meta.get();
-  if (meta && meta->is_view) return meta->view_base.impl_ptr().use_count() == 1 && t.impl()->storage.use_count() == 2;
-  return t.impl()->storage.use_count() == 1;
 }
 }  // namespace
 
@@ -39,16 +27,21 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
   std::lock_guard<std::mutex> lock(leaf.impl()->autograd_meta->mutex);
   Tensor& grad = leaf.mutable_grad();
   if (!grad.defined()) {
-    // Keep the incoming gradient only when nothing else refers to it and it has the contract's
-    // layout (PyTorch steals it in that case, as new_grad.detach()); a formula may hand one tensor
-    // to several inputs, e.g. add's {g, g}. Otherwise copy it into the contract's layout.
-    const Dims strides = contract_strides(leaf);
-    if (sole_owner(new_grad) && obeys_layout_contract(new_grad, strides)) {
+    // Keep the incoming gradient when no other handle refers to it and it has the contract's layout
+    // (PyTorch steals it then, as new_grad.detach()); a formula may hand one tensor to several
+    // inputs, e.g. add's {g, g}. Otherwise copy it into the contract's layout. As in PyTorch only
+    // the handle is counted, not its storage: a view of the gradient a user passed to backward
+    // (`x.view(12).backward(g)`) is kept, so x.grad shares g's bytes and version counter.
+    const bool dense_leaf = is_dense(leaf);
+    const Dims strides = dense_leaf ? leaf.strides() : contiguous_strides(leaf.sizes());
+    if (new_grad.impl_ptr().use_count() == 1 && obeys_layout_contract(new_grad, strides)) {
       grad = new_grad.detach();
-    } else {
+    } else if (dense_leaf) {
       // PyTorch's clone_obey_contract: new_empty_strided, then copy_, whose write counts (version 1).
       grad = internal::new_empty_strided(new_grad.sizes(), strides, new_grad.dtype(), new_grad.device());
       grad.copy_(new_grad);
+    } else {
+      grad = new_grad.clone(MemoryFormat::Contiguous);  // clone_obey_contract's other branch: version 0
     }
   } else {
     grad.add_(new_grad);

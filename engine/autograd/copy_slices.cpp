@@ -30,11 +30,15 @@ Tensor strided(const Tensor& buffer, const Geometry& g) {
 
 }  // namespace
 
-// The gradient of a view taken by layout alone: g placed in the view's region of a zero base.
+// The gradient of a view taken by layout alone: g placed in the view's region of a zero base. As
+// ATen's as_strided_backward, the result is the base's view of the buffer, at version 2 (its
+// at::zeros and the copy_ each count a write), or plain zeros (version 1) when either is empty.
 Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base) {
-  Tensor buffer = storage_buffer(view, base, g);
+  if (product(view.sizes) == 0 || product(base.sizes) == 0)
+    return counted_writes(zeros(base.sizes, Options(g.dtype()).device(g.device())), 1);
+  Tensor buffer = counted_writes(storage_buffer(view, base, g), 1);
   strided(buffer, view).copy_(g);
-  return strided(buffer, base).clone();
+  return strided(buffer, base);
 }
 
 Grads CopySlices::apply(const Tensor& g, Needs) const {
@@ -46,7 +50,7 @@ Grads CopySlices::apply(const Tensor& g, Needs) const {
     inner_grads[i] = match_input(inner_grads[i], fn->inputs[i], *fn);
   if (inner_grads[0].defined()) region.copy_(inner_grads[0]);
   else region.zero_();
-  Grads result{strided(buffer, base).clone()};
+  Grads result{strided(buffer, base)};  // at version 2, after its two copy_ writes, as PyTorch's
   result.insert(result.end(), inner_grads.begin() + 1, inner_grads.end());
   return result;
 }

@@ -29,6 +29,11 @@ Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(c
   return grad_input;
 }
 
+Tensor counted_writes(Tensor grad, int writes) {
+  for (int i = 0; i < writes; ++i) grad.impl()->version_counter->bump();
+  return grad;
+}
+
 Tensor scaled(const Tensor& g, Scalar factor) {
   if (factor.to_double() == 1) return g;
   return g * factor;
@@ -49,18 +54,23 @@ Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool k
   return result;
 }
 
+// On the CPU PyTorch fills a new zero tensor where the mask holds (new_zeros, then masked_fill_ with
+// g / count: one counted write), so an infinite g leaves zeros elsewhere; its CUDA branch multiplies
+// by the mask, where 0 * inf is NaN.
 Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Tensor& value) {
   const bool nan_value = ne(value, value).item<bool>();
-  const Tensor mask = (nan_value ? ne(input, input) : eq(input, value)).to(g.dtype());
-  return g * mask / mask.sum();
+  const Tensor mask = nan_value ? ne(input, input) : eq(input, value);
+  if (g.device().is_cuda()) return mask.to(g.dtype()) * (g / mask.sum());
+  return counted_writes(where(mask, g / mask.sum(), scalar_tensor(0, g.dtype())), 1);
 }
 
 Grads maximum_backward(const Tensor& g, const Tensor& self, const Tensor& other, Needs needs, bool maximum) {
   const Tensor zero = scalar_tensor(0, g.dtype());
   const Tensor shared = where(eq(self, other), g / 2, g);
   const Tensor self_smaller = lt(self, other), self_larger = gt(self, other);
-  return {needs[0] ? where(maximum ? self_smaller : self_larger, zero, shared) : Tensor(),
-          needs[1] ? where(maximum ? self_larger : self_smaller, zero, shared) : Tensor()};
+  // Each is PyTorch's where(...).masked_fill_(...): one counted write.
+  return {needs[0] ? counted_writes(where(maximum ? self_smaller : self_larger, zero, shared), 1) : Tensor(),
+          needs[1] ? counted_writes(where(maximum ? self_larger : self_smaller, zero, shared), 1) : Tensor()};
 }
 
 Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -81,23 +91,23 @@ Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& ten
 }
 
 // Routes g[..., i, ...] to position indices[..., i, ...] along `dim` of a zero tensor (ATen's
-// value_selecting_reduction_backward: zeros, then scatter_).
+// value_selecting_reduction_backward: at::zeros, then scatter_, two counted writes).
 // Under create_graph: g where the position along `dim` equals the index, written with
 // differentiable ops so that the gradient can be differentiated again.
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim) {
   const bool unsqueeze = !keepdim && !sizes.empty();
   if (GradMode::is_enabled()) {
-    if (sizes.empty()) return g.clone();
+    if (sizes.empty()) return counted_writes(g.clone(), 2);
     Dims position_sizes = Dims::filled(sizes.size(), 1);
     position_sizes[dim] = sizes[dim];
     const Tensor positions = arange(sizes[dim], Options(kInt64).device(g.device())).view(position_sizes);
     const Tensor chosen = eq(positions, unsqueeze ? indices.unsqueeze(dim) : indices);
-    return where(chosen, unsqueeze ? g.unsqueeze(dim) : g, scalar_tensor(0, g.dtype()));
+    return counted_writes(where(chosen, unsqueeze ? g.unsqueeze(dim) : g, scalar_tensor(0, g.dtype())), 2);
   }
   Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
   internal::scatter_into_new_tensor(grad_input, dim, unsqueeze ? indices.unsqueeze(dim) : indices,
                                     unsqueeze ? g.unsqueeze(dim) : g);
-  return grad_input;
+  return counted_writes(grad_input, 2);
 }
 
 Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& saved_mean, const Tensor& saved_rstd,

@@ -34,6 +34,12 @@ struct Geometry {
 Tensor unpack_output(const SavedTensor& result);
 
 // Helpers the formulas share (formula_helpers.cpp, copy_slices.cpp).
+// `grad` (a tensor the formula has just made) with `writes` counted on its version, as PyTorch's
+// formula leaves it: FunctionsManual calls ATen directly, outside the guard that keeps a factory's
+// own writes uncounted, so at::zeros's zero_ and a masked_fill_ or scatter_ into the new tensor each
+// bump its version. A leaf's .grad that keeps the tensor shows them (max(dim)'s gradient is at
+// version 2). ember's formula computes the same values without those writes and counts them here.
+Tensor counted_writes(Tensor grad, int writes);
 Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
 Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim);
 // g placed in `region` (a view of a zero tensor) of `sizes`: ATen's select_backward and

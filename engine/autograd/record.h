@@ -46,6 +46,28 @@ bool skips_autograd(const Args&... args) {
   return all_inference;
 }
 
+// Note [Kernel writes outside InferenceMode]
+// An inference tensor lacks the Autograd and ADInplaceOrView keys, so outside InferenceMode an op on
+// inference tensors alone reaches ATen's kernel with no autograd layer above it, and the in-place
+// writes that kernel makes into its fresh (normal) result go through ADInplaceOrView and count:
+// made inside inference_mode, t.clone() outside it is at version 1 (its copy_), t.mean() at 2. An
+// op whose ATen kernel writes so says how often (Op::kernel_writes, measured in PyTorch 1.13);
+// ember's kernels compute the same values directly, and the dispatcher counts the writes here.
+template <typename Result, typename... Args>
+void count_kernel_writes(const Result& result, int writes, const Args&... args) {
+  if (writes == 0 || InferenceMode::is_enabled()) return;
+  bool all_inference = true;
+  for_each_tensor([&](const Tensor& t) { all_inference = all_inference && (!t.defined() || t.is_inference()); },
+                  args...);
+  if (!all_inference) return;
+  if constexpr (std::is_same_v<Result, ValuesIndices>) {
+    counted_writes(result.values, writes);
+    counted_writes(result.indices, writes);
+  } else {
+    counted_writes(result, writes);
+  }
+}
+
 uint64_t next_sequence_nr();                      // creation order of nodes
 void add_input(Node& node, const Tensor& input);  // one edge (empty when it needs no gradient)
 

@@ -20,17 +20,23 @@ struct ReshapeAliasBackward0 : ViewBackward0 {
 struct UnsafeViewBackward0 : ViewBackward0 {
   static constexpr const char* name = "UnsafeViewBackward0";
 };
-struct SqueezeBackward0 : ViewBackward0 {
+// A squeeze's gradient: g with the squeezed dims put back (ATen's unsqueeze_to), which is g itself
+// when the squeeze removed nothing; AccumulateGrad then sees the handle it was given.
+struct SqueezeBackward0 {
   static constexpr const char* name = "SqueezeBackward0";
+  Dims self_sizes;
+  Grads apply(const Tensor& g, Needs) const { return {g.sizes() == self_sizes ? g : g.reshape(self_sizes)}; }
 };
-struct SqueezeBackward1 : ViewBackward0 {
+struct SqueezeBackward1 : SqueezeBackward0 {
   static constexpr const char* name = "SqueezeBackward1";
 };
-struct SqueezeBackward3 : ViewBackward0 {  // squeeze_(dim), in place
+struct SqueezeBackward3 : SqueezeBackward0 {  // squeeze_(dim), in place
   static constexpr const char* name = "SqueezeBackward3";
 };
-struct UnsqueezeBackward0 : ViewBackward0 {
+struct UnsqueezeBackward0 {  // g.squeeze(dim): keeps g's strides, even the zero ones of an expanded g
   static constexpr const char* name = "UnsqueezeBackward0";
+  int64_t dim = 0;
+  Grads apply(const Tensor& g, Needs) const { return {g.squeeze(dim)}; }
 };
 struct ExpandBackward0 {  // sum over the broadcast dims
   static constexpr const char* name = "ExpandBackward0";
@@ -40,11 +46,11 @@ struct ExpandBackward0 {  // sum over the broadcast dims
 struct TransposeBackward0 {
   static constexpr const char* name = "TransposeBackward0";
   int64_t dim0 = 0, dim1 = 0;
-  Grads apply(const Tensor& g, Needs) const { return {g.dim() == 0 ? g : g.transpose(dim0, dim1)}; }
+  Grads apply(const Tensor& g, Needs) const { return {g.transpose(dim0, dim1)}; }  // a new view, even of a 0-d g
 };
 struct TBackward0 {
   static constexpr const char* name = "TBackward0";
-  Grads apply(const Tensor& g, Needs) const { return {g.dim() < 2 ? g : g.t()}; }
+  Grads apply(const Tensor& g, Needs) const { return {g.t()}; }
 };
 struct PermuteBackward0 {  // the inverse permutation
   static constexpr const char* name = "PermuteBackward0";

@@ -32,6 +32,7 @@ struct Clone : FunctionalOp {
     return out;
   }
   static CloneBackward0 save(const Tensor&, const Tensor&, MemoryFormat) { return {}; }
+  static int kernel_writes(const Tensor&, MemoryFormat) { return 1; }  // copy_ (record.h's Note)
 };
 
 struct Copy : InPlaceOp {
@@ -53,6 +54,7 @@ struct ToDtype : FunctionalOp {  // the engine casts the gradient back to the in
   static constexpr const char* name = "aten::to";
   static Tensor compute(const Tensor& self, DType dtype) { return internal::converted(self, dtype); }
   static ToCopyBackward0 save(const Tensor&, const Tensor&, DType) { return {}; }
+  static int kernel_writes(const Tensor&, DType) { return 1; }  // _to_copy's copy_ (record.h's Note)
 };
 
 struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the input's device

@@ -24,6 +24,26 @@ Tensor as_batch(const Tensor& t) {
                                              t.dtype()));
 }
 
+// matrix @ vector for bfloat16 on the CPU, as PyTorch 1.13 computes its dot and mv there (dot_naive,
+// gemv's loops): in order, each product and each running sum rounded to bfloat16. Its mm (and
+// oneDNN) sum in float32 instead, so a bfloat16 dot of 100 terms can differ by a few units in the
+// last place. The plain loop is the semantics, not a slow path: PyTorch runs the same loop.
+Tensor bfloat16_rows_times_vector(const Tensor& matrix, const Tensor& vector) {
+  Tensor out = internal::new_empty({matrix.size(0)}, kBFloat16);
+  const BFloat16 *m = matrix.data_ptr<BFloat16>(), *v = vector.data_ptr<BFloat16>();
+  BFloat16* result = out.data_ptr<BFloat16>();
+  for (int64_t i = 0; i < matrix.size(0); ++i) {
+    BFloat16 sum = 0.0f;
+    for (int64_t k = 0; k < matrix.size(1); ++k) {
+      const BFloat16 product = float(m[i * matrix.stride(0) + k * matrix.stride(1)]) * float(v[k * vector.stride(0)]);
+      sum = float(sum) + float(product);
+    }
+    result[i] = sum;
+  }
+  return out;
+}
+bool rounds_each_step(const Tensor& t) { return t.dtype() == kBFloat16 && t.device().is_cpu(); }
+
 // A matrix as a batch of one; a batch as it is.
 Tensor batched(const Tensor& t) { return t.dim() == 2 ? as_batch(t) : t; }
 
@@ -159,6 +179,7 @@ struct Dot : FunctionalOp {
     EMBER_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
                 scalar_type_name(a.dtype()), " and ", scalar_type_name(b.dtype()));
     EMBER_CHECK(a.dtype() != kBool, "\"dot\" not implemented for 'Bool'");
+    if (rounds_each_step(a)) return bfloat16_rows_times_vector(a.unsqueeze(0), b).reshape({});
     return Mm::compute(a.unsqueeze(0), b.unsqueeze(1)).reshape({});
   }
   static DotBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
@@ -179,6 +200,7 @@ struct Mv : FunctionalOp {
     }
     EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"addmv_impl_cpu\" not implemented for 'Bool'");
     check_same_dtype(a, v);
+    if (rounds_each_step(a)) return bfloat16_rows_times_vector(a, v);
     return Mm::compute(a, v.unsqueeze(1)).squeeze(1);
   }
   static MvBackward0 save(const Tensor&, const Tensor& a, const Tensor& v) {
@@ -352,7 +374,7 @@ Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b) {
       internal::check_no_autograd("mv", {&folded, &b, &folded_out});
       write_product(folded_out, call<Mv>(folded, b));
     }
-    if (!folded_out.is_alias_of(out)) out.copy_(folded_out);
+    if (!folded_out.is_alias_of(out)) out.copy_(folded_out.view(out.sizes()));  // a copy when out is not contiguous
     return out;
   }
   internal::check_no_autograd(matmul_product(a, b), {&a, &b, &out});

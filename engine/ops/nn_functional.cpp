@@ -118,6 +118,9 @@ struct MseLoss : FunctionalOp {
   static MseLossBackward0 save(const Tensor&, const Tensor& input, const Tensor& target, Reduction reduction) {
     return {input, target, reduction};
   }
+  static int kernel_writes(const Tensor&, const Tensor&, Reduction reduction) {  // its mean's or sum's (record.h)
+    return reduction == Reduction::None ? 0 : 1;
+  }
 };
 
 // nll_loss's output and how many targets counted (the mean's divisor, which backward reuses).

@@ -187,6 +187,8 @@ struct Pow : FunctionalOp {
     return elementwise::unary(UnaryOp::Pow, a, internal::result_type(a, exponent), exponent.to_double());
   }
   static PowBackward0 save(const Tensor&, const Tensor& a, Scalar exponent) { return {a, exponent.to_double()}; }
+  // ATen fills the result for exponent 0, copies the base for 1 (record.h's Note [Kernel writes ...]).
+  static int kernel_writes(const Tensor&, Scalar e) { return e.to_double() == 0 || e.to_double() == 1; }
 };
 
 // Comparisons have no derivative: their bool results never require grad.

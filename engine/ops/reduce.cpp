@@ -151,6 +151,7 @@ struct Sum : FunctionalOp {  // all elements
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
   static Tensor compute(const Tensor& a, NoDType) { return sum_over(a, {}, false); }
   static SumBackward0 save(const Tensor&, const Tensor& a, NoDType) { return {a.sizes()}; }
+  static int kernel_writes(const Tensor&, NoDType) { return 1; }  // see record.h's Note [Kernel writes ...]
 };
 struct SumDims : FunctionalOp {
   static constexpr const char* name = "aten::sum";
@@ -159,11 +160,13 @@ struct SumDims : FunctionalOp {
   static SumBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim, NoDType) {
     return {a.sizes(), dims, keepdim};
   }
+  static int kernel_writes(const Tensor&, const Dims&, bool, NoDType) { return 1; }
 };
 struct Mean : FunctionalOp {
   static constexpr const char* name = "aten::mean";
   static Tensor compute(const Tensor& a) { return mean_over(a, {}, false); }
   static MeanBackward0 save(const Tensor&, const Tensor& a) { return {a.sizes()}; }
+  static int kernel_writes(const Tensor&) { return 2; }
 };
 struct MeanDims : FunctionalOp {
   static constexpr const char* name = "aten::mean";
@@ -171,17 +174,25 @@ struct MeanDims : FunctionalOp {
   static MeanBackward1 save(const Tensor&, const Tensor& a, const Dims& dims, bool keepdim) {
     return {a.sizes(), dims, keepdim, a};
   }
+  static int kernel_writes(const Tensor&, const Dims&, bool) { return 2; }
 };
 struct MaxAll : FunctionalOp {
   static constexpr const char* name = "aten::max";
   static Tensor compute(const Tensor& a) { return extreme_all(a, ReduceOp::Max); }
   static MaxBackward1 save(const Tensor& result, const Tensor& a) { return {a, SavedTensor::output(result)}; }
+  static int kernel_writes(const Tensor&) { return 1; }
 };
 struct MinAll : FunctionalOp {
   static constexpr const char* name = "aten::min";
   static Tensor compute(const Tensor& a) { return extreme_all(a, ReduceOp::Min); }
   static MinBackward1 save(const Tensor& result, const Tensor& a) { return {{a, SavedTensor::output(result)}}; }
+  static int kernel_writes(const Tensor&) { return 1; }
 };
+// The writes ATen's max(dim)/min(dim) kernel makes into values and indices, each (PyTorch 1.13):
+// none for an empty input or with keepdim, one for a 0-d input, else two.
+int extreme_dim_kernel_writes(const Tensor& a, bool keepdim) {
+  return a.numel() == 0 ? 0 : a.dim() == 0 ? 1 : keepdim ? 0 : 2;
+}
 struct MaxDim : FunctionalOp {
   static constexpr const char* name = "aten::max";
   static ValuesIndices compute(const Tensor& a, int64_t dim, bool keepdim) {
@@ -190,6 +201,7 @@ struct MaxDim : FunctionalOp {
   static MaxBackward0 save(const ValuesIndices& result, const Tensor& a, int64_t dim, bool keepdim) {
     return {a.sizes(), wrap_dim(dim, a.dim()), keepdim, result.indices};
   }
+  static int kernel_writes(const Tensor& a, int64_t, bool keepdim) { return extreme_dim_kernel_writes(a, keepdim); }
 };
 struct MinDim : FunctionalOp {
   static constexpr const char* name = "aten::min";
@@ -199,6 +211,7 @@ struct MinDim : FunctionalOp {
   static MinBackward0 save(const ValuesIndices& result, const Tensor& a, int64_t dim, bool keepdim) {
     return {{a.sizes(), wrap_dim(dim, a.dim()), keepdim, result.indices}};
   }
+  static int kernel_writes(const Tensor& a, int64_t, bool keepdim) { return extreme_dim_kernel_writes(a, keepdim); }
 };
 struct Argmax : FunctionalOp {  // no derivative: the result is indices
   static constexpr const char* name = "aten::argmax";

@@ -291,7 +291,9 @@ struct Unsqueeze : ViewOp {
     new_strides.insert(d, d < self.dim() ? wrapping_multiply(self.sizes()[d], self.strides()[d]) : 1);
     return strided_view(self, new_sizes, new_strides, self.storage_offset());
   }
-  static UnsqueezeBackward0 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
+  static UnsqueezeBackward0 save(const Tensor&, const Tensor& self, int64_t dim) {
+    return {wrap_dim(dim, self.dim() + 1)};
+  }
 };
 
 // Not a view op: its result shares the storage but records no history and no base. An op all the
