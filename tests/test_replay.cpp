@@ -27,10 +27,10 @@ struct KnownDifference {
 
 const std::vector<KnownDifference> known_differences = {
     {"grad: backward", ": version ",
-     "the version counter of a leaf's .grad: PyTorch 1.13's AccumulateGrad keeps the incoming gradient "
-     "(and its version) when nothing else holds a reference to it, counted with Python's references, and "
-     "some formulas write their result in place (max(dim)'s scatter); ember matches the common cases (a "
-     "copy into the leaf's layout is one write, select/slice give version 0), not the reference counts."},
+     "the version counter of a leaf's .grad after a backward whose root was resized by an out= call that "
+     "then raised: ember applies AccumulateGrad's rule (keep a gradient no other handle refers to, count "
+     "the writes each formula makes) but does not check the root's gradient against the shape its node "
+     "recorded, so the formulas see other shapes than PyTorch's (its 'invalid gradient at index 0')."},
     {"did not raise: mm", "isDifferentiableType(variable.scalar_type()) INTERNAL ASSERT FAILED",
      "a PyTorch 1.13 bug: mm of an integer or bool matrix with an empty float matrix that requires grad "
      "trips an internal assert (\"please report a bug to PyTorch\"); ember returns the product, an integer "
