@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 
+#include "captured_warnings.h"
 #include "ember.h"
 #include "fidelity_fixture.h"
 
@@ -133,6 +134,20 @@ TEST_CASE("matmul's out= takes a folded product even when out is not contiguous"
   matmul_out(out, arange(8).reshape({2, 2, 2}), arange(4).reshape({2, 2}));  // was a broadcast error
   CHECK(fixture::compare_exact(out, c["output"]) == "");
   CHECK(out._version() == c["version"].get<uint32_t>());
+}
+
+TEST_CASE("an element-wise out= that must be resized is laid out like a new result", "[fidelity][replay][resize]") {
+  const fixture::json& c = case_named("replay_mul_out_resized_like_its_input")["cases"];
+  const Tensor permuted = arange(24, kFloat32).reshape({2, 3, 4}).transpose(0, 2);
+  for (const auto& [name, out_sizes] :
+       std::map<std::string, Dims>{{"wrong_shape", {3, 2}}, {"empty", {0}}, {"right_shape", {4, 3, 2}}}) {
+    INFO(name);
+    CapturedWarnings resize_warning;
+    Tensor out = zeros(out_sizes);
+    mul_out(out, permuted, full({}, 2.0));
+    CHECK(fixture::compare_exact(out, c[name]["output"]) == "");
+    CHECK(out.strides() == fidelity::dims_of(c[name]["strides"]));  // was contiguous after a resize
+  }
 }
 
 TEST_CASE("an op on inference tensors outside inference mode counts the writes of PyTorch's kernel",

@@ -96,10 +96,15 @@ void check_elementwise_out(const Tensor& out, const Tensor& a, const Tensor& b) 
               " doesn't match the broadcast shape ", to_string(shape));
 }
 
-// Element-wise ops write any result their dtype rules allow into out, converting it.
+// Element-wise ops write any result their dtype rules allow into out, converting it. An out that
+// must be resized is then laid out as a new result would be (TensorIterator's as_strided_ of a
+// resized output): a permuted input gives a permuted out.
 Tensor& write_elementwise(Tensor& out, const Tensor& result) {
   internal::check_can_cast(result.dtype(), out.dtype());
-  resize_output(out, result.sizes());
+  if (out.sizes() != result.sizes()) {
+    resize_output(out, result.sizes());
+    out.impl()->set_layout(result.sizes(), result.strides(), out.storage_offset());
+  }
   return out.copy_(result);
 }
 
