@@ -1,6 +1,7 @@
 // The node at a leaf that requires grad: it adds each incoming gradient into the leaf's .grad
 // (PyTorch's torch::autograd::AccumulateGrad), keeping PyTorch's layout contract and stealing the
-// incoming tensor when nothing else refers to it.
+// incoming tensor when no other handle refers to it. So a first .grad can share bytes and version
+// with a tensor the user holds, as in PyTorch: x.view(12).backward(g) makes x.grad a view of g.
 #pragma once
 #include <memory>
 
