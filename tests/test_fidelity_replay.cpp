@@ -150,6 +150,35 @@ TEST_CASE("an element-wise out= that must be resized is laid out like a new resu
   }
 }
 
+TEST_CASE("a result resized by out= under no_grad must still get a gradient of the sizes its node made",
+          "[fidelity][replay][resize]") {
+  const fixture::json& c = case_named("replay_resized_root");
+  CapturedWarnings resize_warnings;
+  auto resized = [](auto make, const Dims& recorded_input, const Dims& new_sizes) {
+    Tensor x = ones(recorded_input, Options().requires_grad());
+    Tensor y = make(x);
+    NoGradGuard no_grad;
+    add_out(y, ones(new_sizes), ones(new_sizes));
+    return std::pair{x, y};
+  };
+  {
+    const auto [x, y] = resized([](const Tensor& x) { return x * 1; }, {2, 1, 2}, {2, 2, 3});
+    CHECK_THROWS_WITH(y.backward(ones({2, 2, 3})), c["message"].get<std::string>());  // was SliceBackward's
+  }
+  {
+    const Tensor x = ones({2}, Options().requires_grad());
+    Tensor a = x * 3, b = x * 1;
+    {
+      NoGradGuard no_grad;
+      add_out(b, ones({3}), ones({3}));
+    }
+    CHECK_THROWS_WITH(autograd::grad({a, b}, {x}, {ones({2}), ones({3})}), c["grad_message"].get<std::string>());
+  }
+  const auto [x, y] = resized([](const Tensor& x) { return (x * 2).sum(); }, {2}, {3});
+  y.backward(ones({3}));  // summed down to the 0-d result the sum made
+  CHECK(fixture::compare(x.grad(), c["summed_grad"]) == "");
+}
+
 TEST_CASE("an op on inference tensors outside inference mode counts the writes of PyTorch's kernel",
           "[fidelity][replay][inference]") {
   // See record.h's Note [Kernel writes outside InferenceMode]: each was at version 0.

@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "core/tensor.h"
 #include "hooks.h"
@@ -24,6 +25,10 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;         // leaves: the AccumulateGrad node, while a graph uses it
   std::shared_ptr<HookList<TensorHook>> hooks;  // leaves: run before accumulating (a result's are its grad_fn's)
   bool retains_grad = false;                    // results: retain_grad() was called
+  // Results resized below autograd (an out= call under no_grad): the sizes grad_fn made, which a
+  // backward from this tensor must get a gradient for (PyTorch checks every root gradient against
+  // the metadata its node recorded; only a resize makes that differ from the tensor's sizes).
+  std::optional<Dims> sizes_when_recorded;
 
   // Views remember their base and how they were made. `view_version` is the shared version
   // counter's value when grad_fn was last set: an in-place change through the base or a sibling

@@ -67,7 +67,7 @@ void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph)
   const Edge root_edge = gradient_edge(root);
   // A view made under no_grad "requires grad" but leads nowhere (record.cpp, gradient_edge).
   EMBER_CHECK(root_edge.node, "element 0 of tensors does not require grad and does not have a grad_fn");
-  run_graph({root_edge}, {gradient}, {}, retain_graph, /*create_graph=*/false);
+  run_graph({root_edge}, {fit_root_gradient(root, gradient, 0)}, {}, retain_graph, /*create_graph=*/false);
 }
 
 std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<Tensor>& gradients,

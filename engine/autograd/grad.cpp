@@ -49,7 +49,7 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
     EMBER_CHECK(edge.node, "element ", i, " of tensors does not require grad and does not have a grad_fn");
     roots.push_back(edge);
     // A gradient given without create_graph is a constant: its own history is not followed.
-    root_grads.push_back(create_graph ? grads[i] : internal::alias(grads[i]));
+    root_grads.push_back(fit_root_gradient(outputs[i], create_graph ? grads[i] : internal::alias(grads[i]), i));
   }
   std::vector<Edge> input_edges;
   for (const Tensor& input : inputs) {

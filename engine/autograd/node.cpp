@@ -3,6 +3,8 @@
 // engine passes on, and the walk that lists what a graph keeps saved (what a kept loss costs).
 #include "node.h"
 
+#include "autograd_meta.h"
+
 #include <unordered_set>
 
 namespace ember::autograd {
@@ -91,21 +93,38 @@ std::vector<SavedInGraph> saved_tensors_in_graph(const Tensor& root) {
   return found;
 }
 
+namespace {
+// Whether `sizes` broadcasts to `target` (so a gradient of `target`'s sizes sums down to it).
+bool expandable_to(const Dims& sizes, const Dims& target) {
+  if (sizes.size() > target.size()) return false;
+  for (int64_t i = 1; i <= sizes.size(); ++i) {
+    const int64_t want = sizes[sizes.size() - i], have = target[target.size() - i];
+    if (want != have && want != 1) return false;
+  }
+  return true;
+}
+}  // namespace
+
 Tensor match_input(Tensor grad, const InputMeta& input, const Node& node) {
   if (!grad.defined()) return grad;
   if (grad.sizes() != input.sizes) {
-    bool expandable = grad.dim() >= input.sizes.size();
-    for (int64_t i = 1; expandable && i <= input.sizes.size(); ++i) {
-      const int64_t want = input.sizes[input.sizes.size() - i], have = grad.size(grad.dim() - i);
-      expandable = want == have || want == 1;
-    }
-    EMBER_CHECK(expandable, "Function ", node.name(), " returned an invalid gradient - got ", to_string(grad.sizes()),
-                " but expected shape compatible with ", to_string(input.sizes));
+    EMBER_CHECK(expandable_to(input.sizes, grad.sizes()), "Function ", node.name(),
+                " returned an invalid gradient - got ", to_string(grad.sizes()), " but expected shape compatible with ",
+                to_string(input.sizes));
     grad = sum_to(grad, input.sizes);
   }
   if (grad.dtype() != input.dtype) grad = grad.to(input.dtype);
   if (grad.device() != input.device) grad = grad.to(input.device);
   return grad;
+}
+
+Tensor fit_root_gradient(const Tensor& root, Tensor gradient, size_t index) {
+  const AutogradMeta* meta = root.impl()->autograd_meta.get();
+  if (!gradient.defined() || !meta || !meta->sizes_when_recorded) return gradient;
+  const Dims& recorded = *meta->sizes_when_recorded;
+  EMBER_CHECK(expandable_to(recorded, gradient.sizes()), "invalid gradient at index ", index, " - got ",
+              to_string(gradient.sizes()), " but expected shape compatible with ", to_string(recorded));
+  return gradient.sizes() == recorded ? gradient : sum_to(gradient, recorded);
 }
 
 }  // namespace ember::autograd

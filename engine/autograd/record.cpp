@@ -38,6 +38,7 @@ void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
   AutogradMeta& meta = meta_of(output);
   meta.grad_fn = node;
   meta.output_nr = 0;
+  meta.sizes_when_recorded.reset();
   if (meta.is_view && !output.is_inference()) meta.view_version = output._version();
 }
 
@@ -59,6 +60,7 @@ std::shared_ptr<Node> current_grad_fn(const Tensor& t) {
   check_view_rebase(meta->creation_meta, /*indirect=*/true);
   meta->grad_fn = as_strided_node(t, meta->view_base);
   meta->output_nr = 0;
+  meta->sizes_when_recorded.reset();
   meta->view_version = t._version();
   return meta->grad_fn;
 }

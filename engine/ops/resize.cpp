@@ -6,6 +6,7 @@
 // would have to record.
 #include <cstring>
 
+#include "autograd/autograd_meta.h"
 #include "core/cuda_backend.h"
 #include "core/grad_mode.h"
 #include "core/inference_mode.h"
@@ -35,7 +36,9 @@ namespace {
 // at::native::resize_, below autograd. Every size is checked before anything changes (PyTorch sets
 // the new sizes first and leaves them set when a check fails; ember's tensor stays as it was).
 void resize_below_autograd(TensorImpl& impl, const Dims& new_sizes) {
-  if (impl.sizes == new_sizes) return;       // the same sizes keep their strides
+  if (impl.sizes == new_sizes) return;  // the same sizes keep their strides
+  if (autograd::AutogradMeta* meta = impl.autograd_meta.get(); meta && meta->grad_fn && !meta->sizes_when_recorded)
+    meta->sizes_when_recorded = impl.sizes;
   const int64_t count = product(new_sizes);  // "numel: integer multiplication overflow", as PyTorch checks first
   const int64_t needed = storage_nbytes_contiguous(new_sizes, element_size(impl.dtype), impl.storage_offset);
   if (count > 0 && needed > impl.storage->nbytes) impl.storage->grow(needed);
