@@ -47,7 +47,7 @@ Grads CopySlices::apply(const Tensor& g, Needs) const {
   Tensor region = strided(buffer, view);
   Grads inner_grads = fn->apply(region.clone());
   for (size_t i = 0; i < inner_grads.size() && i < fn->inputs.size(); ++i)
-    inner_grads[i] = match_input(inner_grads[i], fn->inputs[i], *fn);
+    inner_grads[i] = match_input(inner_grads[i], fn->inputs[i], *fn, i);
   if (inner_grads[0].defined()) region.copy_(inner_grads[0]);
   else region.zero_();
   Grads result{strided(buffer, base)};  // at version 2, after its two copy_ writes, as PyTorch's

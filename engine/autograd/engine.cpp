@@ -51,7 +51,7 @@ Grads evaluate(const std::shared_ptr<Node>& node, Tensor grad_output, const std:
   if (!retain_graph) node->release();
   grad_inputs.resize(node->next_edges.size());
   for (size_t i = 0; i < grad_inputs.size(); ++i)
-    grad_inputs[i] = wanted[i] ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node) : Tensor();
+    grad_inputs[i] = wanted[i] ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node, i) : Tensor();
   return run_post_hooks(*node, std::move(grad_inputs), grad_output);
 }
 

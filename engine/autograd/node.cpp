@@ -105,12 +105,12 @@ bool expandable_to(const Dims& sizes, const Dims& target) {
 }
 }  // namespace
 
-Tensor match_input(Tensor grad, const InputMeta& input, const Node& node) {
+Tensor match_input(Tensor grad, const InputMeta& input, const Node& node, size_t index) {
   if (!grad.defined()) return grad;
   if (grad.sizes() != input.sizes) {
     EMBER_CHECK(expandable_to(input.sizes, grad.sizes()), "Function ", node.name(),
-                " returned an invalid gradient - got ", to_string(grad.sizes()), " but expected shape compatible with ",
-                to_string(input.sizes));
+                " returned an invalid gradient at index ", index, " - got ", to_string(grad.sizes()),
+                " but expected shape compatible with ", to_string(input.sizes));
     grad = sum_to(grad, input.sizes);
   }
   if (grad.dtype() != input.dtype) grad = grad.to(input.dtype);

@@ -92,7 +92,7 @@ std::vector<SavedInGraph> saved_tensors_in_graph(const Tensor& root);
 
 // Makes a gradient fit its input (PyTorch's validate_outputs): sums a broadcast gradient down to
 // the input's sizes, then casts it to the input's dtype and device.
-Tensor match_input(Tensor grad, const InputMeta& input, const Node& node);
+Tensor match_input(Tensor grad, const InputMeta& input, const Node& node, size_t index);
 // The same for the gradient a backward starts with at output `index`, `root`: it must fit the sizes
 // root's node recorded, which differ from root's only after root was resized (autograd_meta.h).
 Tensor fit_root_gradient(const Tensor& root, Tensor gradient, size_t index);
