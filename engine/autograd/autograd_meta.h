@@ -5,7 +5,6 @@
 #pragma once
 #include <memory>
 #include <mutex>
-#include <optional>
 
 #include "core/tensor.h"
 #include "hooks.h"
@@ -27,8 +26,9 @@ struct AutogradMeta {
   bool retains_grad = false;                    // results: retain_grad() was called
   // Results resized below autograd (an out= call under no_grad): the sizes grad_fn made, which a
   // backward from this tensor must get a gradient for (PyTorch checks every root gradient against
-  // the metadata its node recorded; only a resize makes that differ from the tensor's sizes).
-  std::optional<Dims> sizes_when_recorded;
+  // the metadata its node recorded; only a resize makes that differ from the tensor's sizes). Null
+  // otherwise: a pointer, so that every other tensor's autograd data stays as small as it was.
+  std::unique_ptr<const Dims> sizes_when_recorded;
 
   // Views remember their base and how they were made. `view_version` is the shared version
   // counter's value when grad_fn was last set: an in-place change through the base or a sibling

@@ -38,7 +38,7 @@ namespace {
 void resize_below_autograd(TensorImpl& impl, const Dims& new_sizes) {
   if (impl.sizes == new_sizes) return;  // the same sizes keep their strides
   if (autograd::AutogradMeta* meta = impl.autograd_meta.get(); meta && meta->grad_fn && !meta->sizes_when_recorded)
-    meta->sizes_when_recorded = impl.sizes;
+    meta->sizes_when_recorded = std::make_unique<const Dims>(impl.sizes);
   const int64_t count = product(new_sizes);  // "numel: integer multiplication overflow", as PyTorch checks first
   const int64_t needed = storage_nbytes_contiguous(new_sizes, element_size(impl.dtype), impl.storage_offset);
   if (count > 0 && needed > impl.storage->nbytes) impl.storage->grow(needed);
