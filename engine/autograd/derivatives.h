@@ -239,7 +239,9 @@ struct MaxBackward0 {
   bool keepdim = false;
   SavedTensor indices;
   auto saved() { return std::tie(indices); }
-  Grads apply(const Tensor& g, Needs) const { return {scatter_along(g, indices.unpack(), self_sizes, dim, keepdim)}; }
+  Grads apply(const Tensor& g, Needs) const {  // PyTorch's at::zeros and scatter_: two writes
+    return {counted_writes(scatter_along(g, indices.unpack(), self_sizes, dim, keepdim), 2)};
+  }
 };
 struct MinBackward0 : MaxBackward0 {
   static constexpr const char* name = "MinBackward0";

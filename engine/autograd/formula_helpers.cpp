@@ -91,23 +91,23 @@ Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& ten
 }
 
 // Routes g[..., i, ...] to position indices[..., i, ...] along `dim` of a zero tensor (ATen's
-// value_selecting_reduction_backward: at::zeros, then scatter_, two counted writes).
+// value_selecting_reduction_backward: at::zeros, then scatter_, which MaxBackward0 counts).
 // Under create_graph: g where the position along `dim` equals the index, written with
 // differentiable ops so that the gradient can be differentiated again.
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim) {
   const bool unsqueeze = !keepdim && !sizes.empty();
   if (GradMode::is_enabled()) {
-    if (sizes.empty()) return counted_writes(g.clone(), 2);
+    if (sizes.empty()) return g.clone();
     Dims position_sizes = Dims::filled(sizes.size(), 1);
     position_sizes[dim] = sizes[dim];
     const Tensor positions = arange(sizes[dim], Options(kInt64).device(g.device())).view(position_sizes);
     const Tensor chosen = eq(positions, unsqueeze ? indices.unsqueeze(dim) : indices);
-    return counted_writes(where(chosen, unsqueeze ? g.unsqueeze(dim) : g, scalar_tensor(0, g.dtype())), 2);
+    return where(chosen, unsqueeze ? g.unsqueeze(dim) : g, scalar_tensor(0, g.dtype()));
   }
   Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
   internal::scatter_into_new_tensor(grad_input, dim, unsqueeze ? indices.unsqueeze(dim) : indices,
                                     unsqueeze ? g.unsqueeze(dim) : g);
-  return counted_writes(grad_input, 2);
+  return grad_input;
 }
 
 Grads layer_norm_backward(const Tensor& g, const Tensor& input, const Tensor& saved_mean, const Tensor& saved_rstd,

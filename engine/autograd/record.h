@@ -34,16 +34,21 @@ bool any_requires_grad(const Args&... args) {
   return any;
 }
 
+// True when every tensor argument is an inference tensor: then PyTorch's dispatcher finds no
+// autograd key (Autograd, ADInplaceOrView) to run for the call.
+template <typename... Args>
+bool all_inference(const Args&... args) {
+  bool all = true;
+  for_each_tensor([&](const Tensor& t) { all = all && (!t.defined() || t.is_inference()); }, args...);
+  return all;
+}
+
 // True inside InferenceMode when every tensor argument is an inference tensor: such tensors have
 // no version counter, no autograd data and cannot require grad, so PyTorch's dispatcher skips its
-// autograd layers (Autograd, ADInplaceOrView) for the call, and ember's skips step 4 (dispatch.h).
+// autograd layers for the call, and ember's skips step 4 (dispatch.h).
 template <typename... Args>
 bool skips_autograd(const Args&... args) {
-  if (!InferenceMode::is_enabled()) return false;
-  bool all_inference = true;
-  for_each_tensor([&](const Tensor& t) { all_inference = all_inference && (!t.defined() || t.is_inference()); },
-                  args...);
-  return all_inference;
+  return InferenceMode::is_enabled() && all_inference(args...);
 }
 
 // Note [Kernel writes outside InferenceMode]
@@ -55,11 +60,7 @@ bool skips_autograd(const Args&... args) {
 // ember's kernels compute the same values directly, and the dispatcher counts the writes here.
 template <typename Result, typename... Args>
 void count_kernel_writes(const Result& result, int writes, const Args&... args) {
-  if (writes == 0 || InferenceMode::is_enabled()) return;
-  bool all_inference = true;
-  for_each_tensor([&](const Tensor& t) { all_inference = all_inference && (!t.defined() || t.is_inference()); },
-                  args...);
-  if (!all_inference) return;
+  if (writes == 0 || InferenceMode::is_enabled() || !all_inference(args...)) return;
   if constexpr (std::is_same_v<Result, ValuesIndices>) {
     counted_writes(result.values, writes);
     counted_writes(result.indices, writes);
