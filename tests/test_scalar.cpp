@@ -40,6 +40,10 @@ TEST_CASE("a Scalar converts as libtorch's does: truncating, and refusing what t
   CHECK(Scalar(2.75).toLong() == 2);
   CHECK(Scalar(-2.75).toInt() == -2);
   CHECK(Scalar(int64_t{1} << 40).toDouble() == 1099511627776.0);
+  CHECK(Scalar((int64_t{1} << 62) + 1).toLong() == (int64_t{1} << 62) + 1);  // exact, where a double is not
+  CHECK(Scalar((int64_t{1} << 62) + 1).toDouble() == 4611686018427387904.0);
+  CHECK(Scalar(true).toDouble() == 1.0);
+  CHECK(Scalar(true).to<float>() == 1.0f);
   CHECK(Scalar(0.5).toBool());
   CHECK_FALSE(Scalar(0).toBool());
   CHECK(std::isnan(Scalar(std::nan("")).toFloat()));
