@@ -1,7 +1,8 @@
-// The CPU's live-bytes counter and peak, updated atomically so threads may allocate concurrently
-// (CUDA devices are counted by their caching allocators, cuda/caching_allocator.h). The peak is raised with a
-// compare-exchange loop (a plain max would race). CPU blocks come from the block cache (cpu_block_cache.h), which
-// rounds them up to size classes; the account here still counts the bytes each tensor asked for.
+// Where a device's bytes come from and who counts them: each device's cache keeps its own
+// account, under the lock it takes anyway. CPU blocks come from the block cache
+// (cpu_block_cache.h), which rounds them up to size classes but counts the bytes each tensor asked
+// for; CUDA devices are counted by their caching allocators (cuda/caching_allocator.h). This file
+// adds the one listener the profiler installs.
 #include "allocator.h"
 
 #include <atomic>
@@ -14,28 +15,10 @@
 namespace ember {
 namespace {
 
-struct Account {
-  std::atomic<int64_t> live{0};
-  std::atomic<int64_t> peak{0};
-
-  void add(int64_t nbytes) {
-    int64_t now = live.fetch_add(nbytes, std::memory_order_relaxed) + nbytes;
-    int64_t old_peak = peak.load(std::memory_order_relaxed);
-    while (now > old_peak && !peak.compare_exchange_weak(old_peak, now, std::memory_order_relaxed)) {
-    }
-  }
-  void remove(int64_t nbytes) { live.fetch_sub(nbytes, std::memory_order_relaxed); }
-};
-
 // A CUDA device's index, checked as PyTorch checks it (ember keeps figures for up to 16 devices).
 int cuda_index(Device device) {
   EMBER_CHECK(device.index >= 0 && device.index < 16, "Invalid device index ", static_cast<int>(device.index));
   return device.index;
-}
-
-Account& cpu_account() {
-  static Account cpu;
-  return cpu;
 }
 
 std::atomic<AllocationObserver> observer{nullptr};
@@ -51,7 +34,6 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   AllocationObserver told = observer.load(std::memory_order_relaxed);
   if (device.is_cpu()) {
     data = cpu_block_cache::allocate(nbytes);
-    cpu_account().add(nbytes);
     if (told) [[unlikely]]
       told(device, nbytes);
   } else {
@@ -68,7 +50,6 @@ void free_bytes(Device device, void* data, int64_t nbytes) {
   AllocationObserver told = observer.load(std::memory_order_relaxed);
   if (device.is_cpu()) {
     cpu_block_cache::release(data, nbytes);
-    cpu_account().remove(nbytes);
     if (told) [[unlikely]]
       told(device, -nbytes);
   } else {
@@ -80,15 +61,15 @@ void free_bytes(Device device, void* data, int64_t nbytes) {
 }
 
 int64_t memory_allocated(Device device) {
-  return device.is_cpu() ? cpu_account().live.load() : cuda::memory_stats(cuda_index(device)).allocated;
+  return device.is_cpu() ? cpu_block_cache::allocated_bytes() : cuda::memory_stats(cuda_index(device)).allocated;
 }
 int64_t max_memory_allocated(Device device) {
-  return device.is_cpu() ? cpu_account().peak.load() : cuda::memory_stats(cuda_index(device)).peak_allocated;
+  return device.is_cpu() ? cpu_block_cache::peak_allocated_bytes()
+                         : cuda::memory_stats(cuda_index(device)).peak_allocated;
 }
 void reset_peak_memory_stats(Device device) {
   if (!device.is_cpu()) return cuda::reset_peak_memory_stats(cuda_index(device));
-  Account& a = cpu_account();
-  a.peak.store(a.live.load());
+  cpu_block_cache::reset_peak_allocated_bytes();
 }
 
 int64_t memory_reserved(Device device) {

@@ -14,10 +14,17 @@
 namespace ember::cpu_block_cache {
 
 // A 64-byte aligned block of at least nbytes (nbytes > 0): a cached one of its size class when
-// there is one, else a new one from the OS. Throws ember::Error when the OS has none.
+// there is one, else a new one from the OS. Throws ember::Error when the OS has none. The nbytes
+// are counted as allocated.
 void* allocate(int64_t nbytes);
 // Takes back a block from allocate(nbytes), with the same nbytes, and keeps it for reuse.
 void release(void* block, int64_t nbytes);
+
+// The CPU's account (memory_allocated, max_memory_allocated): bytes as requested, in blocks not
+// yet released, and their peak since the start or the last reset.
+int64_t allocated_bytes();
+int64_t peak_allocated_bytes();
+void reset_peak_allocated_bytes();
 
 // Returns every cached block to the OS.
 void empty();
