@@ -1,8 +1,6 @@
 // Recording the graph: nodes, edges and histories.
 #include "record.h"
 
-#include <atomic>
-
 #include "autograd_meta.h"
 #include "inplace.h"
 
@@ -10,7 +8,10 @@ namespace ember::autograd {
 
 namespace {
 
-std::atomic<uint64_t> sequence_counter{0};
+// Per thread, as PyTorch's at::sequence_number: it orders the nodes one thread records, which is
+// all the order a graph needs, and a counter shared by threads would cost every node a locked
+// instruction.
+thread_local uint64_t sequence_counter = 0;
 
 AutogradMeta& meta_of(const Tensor& t) {
   auto& meta = t.impl()->autograd_meta;
@@ -22,7 +23,7 @@ AutogradMeta& meta_of(const Tensor& t) {
 
 Geometry geometry_of(const Tensor& t) { return {t.sizes(), t.strides(), t.storage_offset()}; }
 
-uint64_t next_sequence_nr() { return sequence_counter.fetch_add(1, std::memory_order_relaxed); }
+uint64_t next_sequence_nr() { return sequence_counter++; }
 
 void add_input(Node& node, const Tensor& t) {
   if (!t.defined()) {
@@ -76,8 +77,8 @@ Edge gradient_edge(const Tensor& t) {
   std::lock_guard<std::mutex> lock(meta->mutex);
   std::shared_ptr<Node> accumulator = meta->grad_accumulator.lock();
   if (!accumulator) {
-    accumulator = new_node(AccumulateGrad{t.impl_ptr()});
-    accumulator->sequence_nr = UINT64_MAX;  // run as soon as ready, like PyTorch
+    accumulator = std::make_shared<Node>(AccumulateGrad{t.impl_ptr()});
+    accumulator->sequence_nr = UINT64_MAX;  // run as soon as ready, and take no number, like PyTorch
     accumulator->inputs.push_back({t.sizes(), t.dtype(), t.device()});
     meta->grad_accumulator = accumulator;
   }
