@@ -8,9 +8,8 @@ namespace ember::autograd {
 
 namespace {
 
-// Per thread, as PyTorch's at::sequence_number: it orders the nodes one thread records, which is
-// all the order a graph needs, and a counter shared by threads would cost every node a locked
-// instruction.
+// Per thread, as PyTorch's at::sequence_number (a graph recorded by two threads mixes two
+// numberings there too); a counter shared by threads would cost every node a locked instruction.
 thread_local uint64_t sequence_counter = 0;
 
 AutogradMeta& meta_of(const Tensor& t) {

@@ -1,8 +1,7 @@
-// Where a device's bytes come from and who counts them: each device's cache keeps its own
-// account, under the lock it takes anyway. CPU blocks come from the block cache
-// (cpu_block_cache.h), which rounds them up to size classes but counts the bytes each tensor asked
-// for; CUDA devices are counted by their caching allocators (cuda/caching_allocator.h). This file
-// adds the one listener the profiler installs.
+// Every tensor's bytes pass through here to their device's cache, which keeps the device's account
+// under the lock it takes anyway: CPU blocks come from the block cache (cpu_block_cache.h), which
+// rounds them up to size classes but counts the bytes each tensor asked for; a GPU's come from its
+// caching allocator (cuda/caching_allocator.h). The profiler listens here (set_allocation_observer).
 #include "allocator.h"
 
 #include <atomic>
