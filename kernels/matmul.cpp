@@ -1,7 +1,8 @@
 // gemm: oneDNN for float32/bfloat16, Eigen for float64/int64 (and float16, widened to float32), and a plain loop for
 // tiny products. oneDNN reads strided operands directly (a transposed weight is just other strides), so `linear`'s
 // weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small product, so built primitives are
-// kept in a cache keyed by shapes, strides, dtypes, attributes and thread count. A weights operand used
+// kept, with memory objects each call re-points, in a per-thread cache keyed by shapes, strides, dtypes, attributes
+// and thread count. A weights operand used
 // again unchanged may be read from a packed copy (packed_weights.h); a column-major left operand is copied
 // row-major first (row_major below says why).
 //
@@ -18,7 +19,6 @@
 
 #include <bit>
 #include <map>
-#include <mutex>
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
@@ -50,27 +50,33 @@ dnnl::engine& cpu_engine() {
   return engine;
 }
 
-// A primitive, and the weights layout oneDNN would choose itself for the same product: the layout
-// a packed copy of the weights is reordered into (packed_weights.h). The primitive reads `b`'s own
-// layout, or (packed_weights) that chosen one.
-struct Primitive {
-  dnnl::matmul matmul;
-  dnnl::memory::desc preferred_weights;
+// What one product of a given shape needs besides this call's pointers, built once per thread:
+// its primitive, the weights layout oneDNN would choose itself (the layout a packed copy of the
+// weights is reordered into, packed_weights.h), and memory objects over each operand that a call
+// only points at its own data. Building the descriptors and memory objects anew for every call
+// took a [32, 64] @ [64, 64] product longer than oneDNN's own work. Per thread, so that no lock is
+// taken and a call may re-point the memory objects; products are run by the thread that calls the
+// op (oneDNN's own threads only compute inside one), so there is one such cache in practice.
+struct Product {
+  dnnl::matmul plain;                        // reads the weights in their own layout
+  dnnl::matmul::primitive_desc packed_desc;  // oneDNN's own choice of weights layout
+  dnnl::matmul packed;                       // reads them in that layout; built when first needed
+  dnnl::memory::desc weights_desc, preferred_weights;
+  dnnl::memory source, weights, destination, bias;
+  std::unordered_map<int, dnnl::memory> arguments;
 };
 
-Primitive cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
-                           const Tensor& bias, bool packed_weights) {
+Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
+                     const Tensor& bias) {
   std::vector<int64_t> key;
   for (const Tensor* t : {&a, &b, &out}) {
     key.push_back(static_cast<int64_t>(t->dtype()));
     for (int d = 0; d < 3; ++d) key.insert(key.end(), {t->size(d), t->stride(d)});
   }
   // A primitive keeps the thread count it was built with, so the count is part of the key.
-  key.insert(key.end(), {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(),
-                         omp_get_max_threads(), packed_weights});
-  static std::mutex mutex;
-  static std::map<std::vector<int64_t>, Primitive> cache;
-  std::lock_guard<std::mutex> lock(mutex);
+  key.insert(key.end(),
+             {std::bit_cast<int64_t>(alpha), std::bit_cast<int64_t>(beta), bias.defined(), omp_get_max_threads()});
+  thread_local std::map<std::vector<int64_t>, Product> cache;
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
 
@@ -84,16 +90,27 @@ Primitive cached_primitive(const Tensor& out, const Tensor& a, const Tensor& b, 
     ops.append_sum(static_cast<float>(beta));
     attr.set_post_ops(ops);
   }
+  const dnnl::memory::desc source_desc = describe(a), weights_desc = describe(b), destination_desc = describe(out);
   auto primitive_desc = [&](const dnnl::memory::desc& weights) {
-    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(describe(a), weights, bias_desc, describe(out)), attr,
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(source_desc, weights, bias_desc, destination_desc), attr,
                                         cpu_engine());
   };
   const dnnl::matmul::primitive_desc chosen = primitive_desc(
       dnnl::memory::desc({b.size(0), b.size(1), b.size(2)}, dnnl_type(b.dtype()), dnnl::memory::format_tag::any));
   if (cache.size() > 4096) cache.clear();  // bound the cache for programs with many shapes
-  Primitive primitive{dnnl::matmul(packed_weights ? chosen : primitive_desc(describe(b))), chosen.weights_desc()};
-  cache.emplace(std::move(key), primitive);
-  return primitive;
+  Product product{dnnl::matmul(primitive_desc(weights_desc)),
+                  chosen,
+                  dnnl::matmul(),
+                  weights_desc,
+                  chosen.weights_desc(),
+                  dnnl::memory(source_desc, cpu_engine(), nullptr),
+                  dnnl::memory(weights_desc, cpu_engine(), nullptr),
+                  dnnl::memory(destination_desc, cpu_engine(), nullptr),
+                  bias.defined() ? dnnl::memory(bias_desc, cpu_engine(), nullptr) : dnnl::memory(),
+                  {}};
+  product.arguments = {{DNNL_ARG_SRC, product.source}, {DNNL_ARG_DST, product.destination}};
+  if (bias.defined()) product.arguments.emplace(DNNL_ARG_BIAS, product.bias);
+  return cache.emplace(std::move(key), std::move(product)).first->second;
 }
 
 // A contiguous buffer (a kernel-side temporary, counted like every allocation).
@@ -119,18 +136,16 @@ void gemm_onednn(const Tensor& out, const Tensor& a_as_given, const Tensor& b, d
                  const Tensor& bias) {
   thread_local dnnl::stream stream(cpu_engine());
   const Tensor a = row_major(a_as_given, stream);
-  const Primitive plain = cached_primitive(out, a, b, alpha, beta, bias, false);
-  const WeightsMemory weights = weights_memory(b, describe(b), plain.preferred_weights, cpu_engine(), stream);
-  const dnnl::matmul primitive =
-      weights.packed ? cached_primitive(out, a, b, alpha, beta, bias, true).matmul : plain.matmul;
-  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, dnnl::memory(describe(a), cpu_engine(), a.raw_data())},
-                                             {DNNL_ARG_WEIGHTS, weights.memory},
-                                             {DNNL_ARG_DST, dnnl::memory(describe(out), cpu_engine(), out.raw_data())}};
-  if (bias.defined())
-    args.emplace(DNNL_ARG_BIAS, dnnl::memory(dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()),
-                                                                {out.size(2), out.size(2), 1}),
-                                             cpu_engine(), bias.raw_data()));
-  primitive.execute(stream, args);
+  Product& product = product_for(out, a, b, alpha, beta, bias);
+  product.source.set_data_handle(a.raw_data());
+  product.weights.set_data_handle(b.raw_data());
+  product.destination.set_data_handle(out.raw_data());
+  if (bias.defined()) product.bias.set_data_handle(bias.raw_data());
+  const WeightsMemory weights =
+      weights_memory(b, product.weights, product.weights_desc, product.preferred_weights, cpu_engine(), stream);
+  if (weights.packed && !product.packed) product.packed = dnnl::matmul(product.packed_desc);
+  product.arguments[DNNL_ARG_WEIGHTS] = weights.memory;
+  (weights.packed ? product.packed : product.plain).execute(stream, product.arguments);
   stream.wait();
 }
 

@@ -50,10 +50,10 @@ void set_weight_packing(WeightPacking packing) { packing_policy = packing; }
 WeightPacking weight_packing() { return packing_policy; }
 int64_t weight_packings() { return packings; }
 
-WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain, const dnnl::memory::desc& preferred,
-                             const dnnl::engine& engine, dnnl::stream& stream) {
-  WeightsMemory unpacked{dnnl::memory(plain, engine, b.raw_data()), false, nullptr};
-  if (!packing_applies(weight_packing(), preferred, plain)) return unpacked;
+WeightsMemory weights_memory(const Tensor& b, const dnnl::memory& plain, const dnnl::memory::desc& plain_desc,
+                             const dnnl::memory::desc& preferred, const dnnl::engine& engine, dnnl::stream& stream) {
+  WeightsMemory unpacked{plain, false, nullptr};
+  if (!packing_applies(weight_packing(), preferred, plain_desc)) return unpacked;
   if (b.is_inference()) return unpacked;  // no counter, nothing to key on
   const TensorImpl& impl = *b.impl();
   const uint32_t version = impl.version_counter->current();

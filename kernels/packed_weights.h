@@ -39,15 +39,16 @@ WeightPacking weight_packing();
 int64_t weight_packings();
 
 // The weights memory a product by `b` should read: its packed copy when packing applies (see
-// above), else `b` itself as `plain` describes it. `preferred` is the layout oneDNN chose for this
-// product (matmul.cpp keeps it with the cached primitive). Where packing cannot apply, which on an
-// AVX2 CPU is every product by default, nothing is looked up or kept.
+// above), else `plain`, a memory object over `b` itself as `plain_desc` describes it. `preferred`
+// is the layout oneDNN chose for this product (matmul.cpp keeps it with the cached primitive).
+// Where packing cannot apply, which on an AVX2 CPU is every product by default, nothing is looked
+// up or kept.
 struct WeightsMemory {
   dnnl::memory memory;
   bool packed;
   std::shared_ptr<const Storage> packed_bytes;  // held until the product is done
 };
-WeightsMemory weights_memory(const Tensor& b, const dnnl::memory::desc& plain, const dnnl::memory::desc& preferred,
-                             const dnnl::engine& engine, dnnl::stream& stream);
+WeightsMemory weights_memory(const Tensor& b, const dnnl::memory& plain, const dnnl::memory::desc& plain_desc,
+                             const dnnl::memory::desc& preferred, const dnnl::engine& engine, dnnl::stream& stream);
 
 }  // namespace ember::kernels::cpu

@@ -100,3 +100,17 @@ TEST_CASE("a training loop packs nothing: each step changes the weights after on
   }
   CHECK(kernels::cpu::weight_packings() == packings);
 }
+
+// Each product shape keeps its primitive and memory objects (kernels/matmul.cpp); every call
+// points them at its own operands, so products of one shape in a row never read a previous call's.
+TEST_CASE("products of one shape in a row each read their own operands and bias", "[packed_weights]") {
+  manual_seed(0);
+  const Tensor bias = randn({kOut});
+  for (int round = 0; round < 3; ++round) {
+    const Tensor x = randn({kBatch, kIn}), w = randn({kOut, kIn});
+    const Tensor product = addmm(bias, x, w.t());
+    const Tensor in_double = addmm(bias.to(kFloat64), x.to(kFloat64), w.to(kFloat64).t());
+    CHECK(allclose(product, in_double.to(kFloat32), 1e-4, 1e-4));
+    CHECK(allclose(mm(x, w.t()), mm(x.to(kFloat64), w.to(kFloat64).t()).to(kFloat32), 1e-4, 1e-4));
+  }
+}
