@@ -2,9 +2,8 @@
 // tiny products. oneDNN reads strided operands directly (a transposed weight is just other strides), so `linear`'s
 // weight.t() costs no copy. Building a oneDNN primitive is expensive next to a small product, so built primitives are
 // kept, with memory objects each call re-points, in a per-thread cache keyed by shapes, strides, dtypes, attributes
-// and thread count. A weights operand used
-// again unchanged may be read from a packed copy (packed_weights.h); a column-major left operand is copied
-// row-major first (row_major below says why).
+// and thread count (Product below). A weights operand used again unchanged may be read from a packed copy
+// (packed_weights.h); a column-major left operand is copied row-major first (Product says why).
 //
 // Tiny products (at most kSmallProduct multiply-adds) skip the libraries: their per-call overhead
 // is larger than the arithmetic. The loop sums each dot product in order over k and then forms
@@ -57,6 +56,11 @@ dnnl::engine& cpu_engine() {
 // took a [32, 64] @ [64, 64] product longer than oneDNN's own work. Per thread, so that no lock is
 // taken and a call may re-point the memory objects; products are run by the thread that calls the
 // op (oneDNN's own threads only compute inside one), so there is one such cache in practice.
+//
+// oneDNN 2.6's gemm on an AVX2 CPU reads a column-major left operand slowly: a weight gradient's
+// g.t() @ x, [512, 256] @ [256, 512], took twice as long as the same product with a row-major
+// copy of g.t(), and the copy (one oneDNN reorder) took 2% of the product. So such an operand is
+// copied first, into a kernel-side temporary; the result is the same product.
 struct Product {
   dnnl::matmul plain;                        // reads the weights in their own layout
   dnnl::matmul::primitive_desc packed_desc;  // oneDNN's own choice of weights layout
@@ -64,6 +68,8 @@ struct Product {
   dnnl::memory::desc weights_desc, preferred_weights;
   dnnl::memory source, weights, destination, bias;
   std::unordered_map<int, dnnl::memory> arguments;
+  dnnl::reorder to_row_major;  // a column-major left operand's copy (empty for a row-major one)
+  dnnl::memory given_source;   // that operand as given
 };
 
 Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
@@ -90,7 +96,12 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
     ops.append_sum(static_cast<float>(beta));
     attr.set_post_ops(ops);
   }
-  const dnnl::memory::desc source_desc = describe(a), weights_desc = describe(b), destination_desc = describe(out);
+  const bool copies_source = a.stride(2) != 1;
+  const dnnl::memory::desc source_desc =
+      copies_source ? dnnl::memory::desc({a.size(0), a.size(1), a.size(2)}, dnnl_type(a.dtype()),
+                                         {a.size(1) * a.size(2), a.size(2), 1})
+                    : describe(a);
+  const dnnl::memory::desc weights_desc = describe(b), destination_desc = describe(out);
   auto primitive_desc = [&](const dnnl::memory::desc& weights) {
     return dnnl::matmul::primitive_desc(dnnl::matmul::desc(source_desc, weights, bias_desc, destination_desc), attr,
                                         cpu_engine());
@@ -98,16 +109,20 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
   const dnnl::matmul::primitive_desc chosen = primitive_desc(
       dnnl::memory::desc({b.size(0), b.size(1), b.size(2)}, dnnl_type(b.dtype()), dnnl::memory::format_tag::any));
   if (cache.size() > 4096) cache.clear();  // bound the cache for programs with many shapes
-  Product product{dnnl::matmul(primitive_desc(weights_desc)),
-                  chosen,
-                  dnnl::matmul(),
-                  weights_desc,
-                  chosen.weights_desc(),
-                  dnnl::memory(source_desc, cpu_engine(), nullptr),
-                  dnnl::memory(weights_desc, cpu_engine(), nullptr),
-                  dnnl::memory(destination_desc, cpu_engine(), nullptr),
-                  bias.defined() ? dnnl::memory(bias_desc, cpu_engine(), nullptr) : dnnl::memory(),
-                  {}};
+  Product product{
+      dnnl::matmul(primitive_desc(weights_desc)),
+      chosen,
+      dnnl::matmul(),
+      weights_desc,
+      chosen.weights_desc(),
+      dnnl::memory(source_desc, cpu_engine(), nullptr),
+      dnnl::memory(weights_desc, cpu_engine(), nullptr),
+      dnnl::memory(destination_desc, cpu_engine(), nullptr),
+      bias.defined() ? dnnl::memory(bias_desc, cpu_engine(), nullptr) : dnnl::memory(),
+      {},
+      copies_source ? dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), describe(a), cpu_engine(), source_desc))
+                    : dnnl::reorder(),
+      copies_source ? dnnl::memory(describe(a), cpu_engine(), nullptr) : dnnl::memory()};
   product.arguments = {{DNNL_ARG_SRC, product.source}, {DNNL_ARG_DST, product.destination}};
   if (bias.defined()) product.arguments.emplace(DNNL_ARG_BIAS, product.bias);
   return cache.emplace(std::move(key), std::move(product)).first->second;
@@ -120,24 +135,18 @@ Tensor kernel_buffer(const Dims& sizes, DType dtype) {
                                              /*tracks_version=*/false));
 }
 
-// oneDNN 2.6's gemm on an AVX2 CPU reads a column-major left operand slowly: a weight gradient's
-// g.t() @ x, [512, 256] @ [256, 512], took twice as long as the same product with a row-major
-// copy of g.t(), and the copy (one oneDNN reorder) took 2% of the product. So such an operand is
-// copied first, into a kernel-side temporary; the result is the same product.
-Tensor row_major(const Tensor& a, dnnl::stream& stream) {
-  if (a.stride(2) == 1) return a;
-  Tensor copy = kernel_buffer(a.sizes(), a.dtype());
-  dnnl::memory from(describe(a), cpu_engine(), a.raw_data()), to(describe(copy), cpu_engine(), copy.raw_data());
-  dnnl::reorder(from, to).execute(stream, from, to);
-  return copy;
-}
-
-void gemm_onednn(const Tensor& out, const Tensor& a_as_given, const Tensor& b, double alpha, double beta,
-                 const Tensor& bias) {
+void gemm_onednn(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   thread_local dnnl::stream stream(cpu_engine());
-  const Tensor a = row_major(a_as_given, stream);
   Product& product = product_for(out, a, b, alpha, beta, bias);
-  product.source.set_data_handle(a.raw_data());
+  Tensor row_major_copy;
+  if (product.to_row_major) {
+    row_major_copy = kernel_buffer(a.sizes(), a.dtype());
+    product.given_source.set_data_handle(a.raw_data());
+    product.source.set_data_handle(row_major_copy.raw_data());
+    product.to_row_major.execute(stream, product.given_source, product.source);
+  } else {
+    product.source.set_data_handle(a.raw_data());
+  }
   product.weights.set_data_handle(b.raw_data());
   product.destination.set_data_handle(out.raw_data());
   if (bias.defined()) product.bias.set_data_handle(bias.raw_data());
