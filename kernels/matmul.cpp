@@ -100,10 +100,11 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
     attr.set_post_ops(ops);
   }
   const bool copies_source = a.stride(2) != 1 && !cpu_capabilities().avx512f;
+  const dnnl::memory::desc given_desc = describe(a);
   const dnnl::memory::desc source_desc =
       copies_source ? dnnl::memory::desc({a.size(0), a.size(1), a.size(2)}, dnnl_type(a.dtype()),
                                          {a.size(1) * a.size(2), a.size(2), 1})
-                    : describe(a);
+                    : given_desc;
   const dnnl::memory::desc weights_desc = describe(b), destination_desc = describe(out);
   auto primitive_desc = [&](const dnnl::memory::desc& weights) {
     return dnnl::matmul::primitive_desc(dnnl::matmul::desc(source_desc, weights, bias_desc, destination_desc), attr,
@@ -123,9 +124,9 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
       dnnl::memory(destination_desc, cpu_engine(), nullptr),
       bias.defined() ? dnnl::memory(bias_desc, cpu_engine(), nullptr) : dnnl::memory(),
       {},
-      copies_source ? dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), describe(a), cpu_engine(), source_desc))
+      copies_source ? dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), given_desc, cpu_engine(), source_desc))
                     : dnnl::reorder(),
-      copies_source ? dnnl::memory(describe(a), cpu_engine(), nullptr) : dnnl::memory()};
+      copies_source ? dnnl::memory(given_desc, cpu_engine(), nullptr) : dnnl::memory()};
   product.arguments = {{DNNL_ARG_SRC, product.source}, {DNNL_ARG_DST, product.destination}};
   if (bias.defined()) product.arguments.emplace(DNNL_ARG_BIAS, product.bias);
   return cache.emplace(std::move(key), std::move(product)).first->second;

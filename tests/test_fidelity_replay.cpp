@@ -200,6 +200,7 @@ TEST_CASE("an op on inference tensors outside inference mode counts the writes o
     t0 = scalar_tensor(2.0);
     empty_rows = rand({0, 3});
   }
+  auto both = [](const ValuesIndices& r) { return std::vector{r.values, r.indices}; };
   const std::map<std::string, std::function<std::vector<Tensor>()>> ops{
       {"clone", [&] { return std::vector{t.clone()}; }},
       {"contiguous", [&] { return std::vector{t.t().contiguous()}; }},
@@ -210,26 +211,10 @@ TEST_CASE("an op on inference tensors outside inference mode counts the writes o
       {"mean_dim", [&] { return std::vector{t.mean({1}, true)}; }},
       {"max", [&] { return std::vector{max(t)}; }},
       {"min", [&] { return std::vector{min(t)}; }},
-      {"max_dim",
-       [&] {
-         const auto r = max(t, 1);
-         return std::vector{r.values, r.indices};
-       }},
-      {"min_dim_keepdim",
-       [&] {
-         const auto r = min(t, 1, true);
-         return std::vector{r.values, r.indices};
-       }},
-      {"max_dim_0d",
-       [&] {
-         const auto r = max(t0, 0);
-         return std::vector{r.values, r.indices};
-       }},
-      {"max_dim_empty",
-       [&] {
-         const auto r = max(empty_rows, 1);
-         return std::vector{r.values, r.indices};
-       }},
+      {"max_dim", [&] { return both(max(t, 1)); }},
+      {"min_dim_keepdim", [&] { return both(min(t, 1, true)); }},
+      {"max_dim_0d", [&] { return both(max(t0, 0)); }},
+      {"max_dim_empty", [&] { return both(max(empty_rows, 1)); }},
       {"pow_0", [&] { return std::vector{t.pow(0)}; }},
       {"pow_1", [&] { return std::vector{t.pow(1)}; }},
       {"pow_2", [&] { return std::vector{t.pow(2)}; }},

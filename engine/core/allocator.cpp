@@ -20,6 +20,11 @@ int cuda_index(Device device) {
   return device.index;
 }
 
+// A device's figures, from its cache: the CPU block cache's or the device's caching allocator's.
+cuda::MemoryStats stats_of(Device device) {
+  return device.is_cpu() ? cpu_block_cache::stats() : cuda::memory_stats(cuda_index(device));
+}
+
 std::atomic<AllocationObserver> observer{nullptr};
 
 }  // namespace
@@ -59,28 +64,18 @@ void free_bytes(Device device, void* data, int64_t nbytes) {
   }
 }
 
-int64_t memory_allocated(Device device) {
-  return device.is_cpu() ? cpu_block_cache::allocated_bytes() : cuda::memory_stats(cuda_index(device)).allocated;
-}
-int64_t max_memory_allocated(Device device) {
-  return device.is_cpu() ? cpu_block_cache::peak_allocated_bytes()
-                         : cuda::memory_stats(cuda_index(device)).peak_allocated;
-}
+int64_t memory_allocated(Device device) { return stats_of(device).allocated; }
+int64_t max_memory_allocated(Device device) { return stats_of(device).peak_allocated; }
 void reset_peak_memory_stats(Device device) {
-  if (!device.is_cpu()) return cuda::reset_peak_memory_stats(cuda_index(device));
-  cpu_block_cache::reset_peak_allocated_bytes();
+  if (device.is_cpu()) cpu_block_cache::reset_peak_stats();
+  else cuda::reset_peak_memory_stats(cuda_index(device));
 }
+int64_t memory_reserved(Device device) { return stats_of(device).reserved; }
+int64_t os_allocations(Device device) { return stats_of(device).segments_allocated; }
 
-int64_t memory_reserved(Device device) {
-  return device.is_cpu() ? cpu_block_cache::reserved_bytes() : cuda::memory_stats(cuda_index(device)).reserved;
-}
 void empty_cache() {
   cpu_block_cache::empty();
   cuda::empty_cache();
-}
-int64_t os_allocations(Device device) {
-  return device.is_cpu() ? cpu_block_cache::os_allocations()
-                         : cuda::memory_stats(cuda_index(device)).segments_allocated;
 }
 
 }  // namespace ember

@@ -60,14 +60,18 @@ struct Pool {
   std::vector<void*> small[kSmallSize / kMinBlockSize];   // index: size class / 512 - 1
   std::unordered_map<int64_t, std::vector<void*>> large;  // size class -> free blocks
   int64_t cached_bytes = 0;
-  int64_t reserved_bytes = 0;
-  int64_t os_allocations = 0;
-  int64_t allocated_bytes = 0;  // as requested, not rounded: what memory_allocated reports
-  int64_t peak_allocated_bytes = 0;
+  // The figures a CUDA caching allocator reports too: `allocated` as requested, not rounded (what
+  // memory_allocated reports), `reserved` in whole size classes, in use plus cached, and
+  // `segments_allocated` the blocks ever taken from the OS.
+  cuda::MemoryStats stats;
 
   void count_allocated(int64_t nbytes) {
-    allocated_bytes += nbytes;
-    peak_allocated_bytes = std::max(peak_allocated_bytes, allocated_bytes);
+    stats.allocated += nbytes;
+    stats.peak_allocated = std::max(stats.peak_allocated, stats.allocated);
+  }
+  void count_reserved(int64_t block_size) {
+    stats.reserved += block_size;
+    stats.peak_reserved = std::max(stats.peak_reserved, stats.reserved);
   }
 
   std::vector<void*>& free_blocks(int64_t block_size) {
@@ -113,8 +117,8 @@ void* allocate(int64_t nbytes) {
   }
   void* block = from_os(block_size, nbytes);
   std::lock_guard<SpinLock> lock(p.mutex);
-  p.reserved_bytes += block_size;
-  ++p.os_allocations;
+  p.count_reserved(block_size);
+  ++p.stats.segments_allocated;
   p.count_allocated(nbytes);
   return block;
 }
@@ -124,13 +128,13 @@ void release(void* block, int64_t nbytes) {
   Pool& p = pool();
   {
     std::lock_guard<SpinLock> lock(p.mutex);
-    p.allocated_bytes -= nbytes;
+    p.stats.allocated -= nbytes;
     if (kCaching && p.cached_bytes + block_size <= kMaxCachedBytes) {
       p.free_blocks(block_size).push_back(block);
       p.cached_bytes += block_size;
       return;
     }
-    p.reserved_bytes -= block_size;
+    p.stats.reserved -= block_size;
   }
   std::free(block);
 }
@@ -146,35 +150,22 @@ void empty() {
     }
     for (auto& [block_size, blocks] : p.large) to_free.insert(to_free.end(), blocks.begin(), blocks.end());
     p.large.clear();
-    p.reserved_bytes -= p.cached_bytes;
+    p.stats.reserved -= p.cached_bytes;
     p.cached_bytes = 0;
   }
   for (void* block : to_free) std::free(block);
 }
 
-int64_t allocated_bytes() {
+cuda::MemoryStats stats() {
   std::lock_guard<SpinLock> lock(pool().mutex);
-  return pool().allocated_bytes;
+  return pool().stats;
 }
 
-int64_t peak_allocated_bytes() {
+void reset_peak_stats() {
   std::lock_guard<SpinLock> lock(pool().mutex);
-  return pool().peak_allocated_bytes;
-}
-
-void reset_peak_allocated_bytes() {
-  std::lock_guard<SpinLock> lock(pool().mutex);
-  pool().peak_allocated_bytes = pool().allocated_bytes;
-}
-
-int64_t reserved_bytes() {
-  std::lock_guard<SpinLock> lock(pool().mutex);
-  return pool().reserved_bytes;
-}
-
-int64_t os_allocations() {
-  std::lock_guard<SpinLock> lock(pool().mutex);
-  return pool().os_allocations;
+  cuda::MemoryStats& stats = pool().stats;
+  stats.peak_allocated = stats.allocated;
+  stats.peak_reserved = stats.reserved;
 }
 
 }  // namespace ember::cpu_block_cache

@@ -11,6 +11,8 @@
 #pragma once
 #include <cstdint>
 
+#include "cuda_backend.h"
+
 namespace ember::cpu_block_cache {
 
 // A 64-byte aligned block of at least nbytes (nbytes > 0): a cached one of its size class when
@@ -20,15 +22,14 @@ void* allocate(int64_t nbytes);
 // Takes back a block from allocate(nbytes), with the same nbytes, and keeps it for reuse.
 void release(void* block, int64_t nbytes);
 
-// The CPU's account (memory_allocated, max_memory_allocated): bytes as requested, in blocks not
-// yet released, and their peak since the start or the last reset.
-int64_t allocated_bytes();
-int64_t peak_allocated_bytes();
-void reset_peak_allocated_bytes();
+// The CPU's figures, in the struct a CUDA device's caching allocator reports (cuda_backend.h):
+// bytes allocated as requested and their peak, bytes reserved (in use plus cached, in whole size
+// classes) and their peak, and blocks ever taken from the OS. Peaks count from the start or the
+// last reset_peak_stats().
+cuda::MemoryStats stats();
+void reset_peak_stats();
 
 // Returns every cached block to the OS.
 void empty();
-int64_t reserved_bytes();  // in use plus cached, in whole size classes
-int64_t os_allocations();  // blocks ever taken from the OS
 
 }  // namespace ember::cpu_block_cache
