@@ -92,6 +92,37 @@ concept Differentiable = requires {
   &Op::save;
 };
 
+// A node for Op: make_node's edge per tensor argument, and an empty one for a number that PyTorch's
+// Python binding passes as a tensor (`x * 2`: MulBackward0 has two next functions, the second None).
+template <typename Op, typename Backward, typename... Args>
+std::shared_ptr<autograd::Node> node_for(Backward backward, const Args&... args) {
+  auto node = autograd::make_node(std::move(backward), args...);
+  if constexpr (requires { Op::number_is_an_input; }) autograd::add_input(*node, Tensor());
+  if (autograd::is_anomaly_enabled()) [[unlikely]]
+    autograd::record_forward_trace(*node, Op::name);
+  return node;
+}
+
+// An op with several outputs (unbind, split, var_mean) returns them as a vector.
+template <typename Result>
+constexpr bool multiple_outputs = std::is_same_v<Result, std::vector<Tensor>>;
+
+// Step 4's node: one per op call, whatever the number of outputs (output i of the node is result i).
+template <typename Op, typename Result, typename... Args>
+void record_node(const Result& result, const Args&... args) {
+  std::vector<const Tensor*> outputs;
+  if constexpr (multiple_outputs<Result>)
+    for (const Tensor& output : result) outputs.push_back(&output);
+  else outputs.push_back(&differentiable_output(result));
+  bool any_floating = false;
+  for (const Tensor* output : outputs) any_floating = any_floating || output->is_floating_point();
+  if (!any_floating) return;  // see Note [Integers never require grad]
+  auto node = node_for<Op>(Op::save(result, args...), args...);
+  node->num_outputs = static_cast<uint32_t>(outputs.size());
+  for (uint32_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i]->is_floating_point()) autograd::set_history(*outputs[i], node, i);
+}
+
 // Steps 3 and 4: compute, then record (or the in-place and view branches).
 template <typename Op, typename... Args>
 auto run(const Args&... args) {
@@ -108,32 +139,33 @@ auto run(const Args&... args) {
     autograd::check_inplace(self, any_requires_grad);
     std::shared_ptr<autograd::Node> node;
     if (any_requires_grad && self.is_floating_point()) {  // see Note [Integers never require grad]
-      node = autograd::make_node(Op::save(args...), args...);
-      if (autograd::is_anomaly_enabled()) [[unlikely]]
-        autograd::record_forward_trace(*node, Op::name);
+      node = node_for<Op>(Op::save(args...), args...);
     }
     {
       autograd::BelowAutograd below;
       Op::compute(args...);
     }
     autograd::finish_inplace(self, node);
+    // An in-place op whose formula reads its own result (exp_, relu_) saves it once written.
+    if constexpr (requires { Op::saves_result; })
+      if (node) autograd::save_result(*node, self);
   } else {
     if (autograd::skips_autograd(args...)) return Op::compute(args...);  // Note [Inference tensors skip autograd]
-    const bool recording = autograd::any_requires_grad(args...);
+    // Outside InferenceMode, an op on inference tensors alone records nothing either (they have no
+    // autograd key), even one that requires grad: see Note [Kernel writes outside InferenceMode].
+    const bool recording = autograd::any_requires_grad(args...) && !autograd::all_inference(args...);
     auto result = [&] {
       autograd::BelowAutograd below;
       return Op::compute(args...);
     }();
-    const Tensor& output = differentiable_output(result);
-    if constexpr (Differentiable<Op>) {
-      if (recording && output.is_floating_point()) {  // see Note [Integers never require grad]
-        auto node = autograd::make_node(Op::save(result, args...), args...);
-        if (autograd::is_anomaly_enabled()) [[unlikely]]
-          autograd::record_forward_trace(*node, Op::name);
-        autograd::set_history(output, node);
-      }
+    if constexpr (Differentiable<Op>)
+      if (recording) record_node<Op>(result, args...);
+    if constexpr (Op::kind == OpKind::View) {
+      const Tensor& base = std::get<0>(std::tie(args...));
+      if constexpr (multiple_outputs<decltype(result)>)
+        for (const Tensor& view : result) autograd::record_view(view, base, /*multiple_outputs=*/true);
+      else autograd::record_view(differentiable_output(result), base);
     }
-    if constexpr (Op::kind == OpKind::View) autograd::record_view(output, std::get<0>(std::tie(args...)));
     if constexpr (requires { Op::kernel_writes(args...); })  // Note [Kernel writes outside InferenceMode]
       autograd::count_kernel_writes(result, Op::kernel_writes(args...), args...);
     return result;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "autocast/autocast.h"
+#include "autograd/function.h"
 #include "autograd/grad.h"
 #include "autograd/gradcheck.h"
 #include "autograd/graph_dot.h"

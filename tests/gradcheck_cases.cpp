@@ -19,6 +19,19 @@ Tensor ramp(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1) {
   return t;
 }
 
+// A custom function in C++ (autograd/function.h): x^3, its backward written with ops from what it
+// saved, so that it can be differentiated again.
+struct Cube : autograd::Function<Cube> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x) {
+    ctx->save_for_backward({x});
+    return x * x * x;
+  }
+  static std::vector<Tensor> backward(autograd::AutogradContext* ctx, const std::vector<Tensor>& grads) {
+    const Tensor x = ctx->get_saved_variables()[0];
+    return {grads[0] * 3 * x * x};
+  }
+};
+
 }  // namespace
 
 const std::vector<GradcheckCase>& gradcheck_cases() {
@@ -193,6 +206,45 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
        [] {
          return V{ramp({2, 3}), ramp({2, 3}, kFloat64, 0.5)};
        }},
+      // Ops with several outputs: every piece takes part, so each output's gradient is checked.
+      {"unbind, split, split_with_sizes and chunk",
+       [](const V& v) {
+         const V rows = unbind(v[0], 0), halves = split(v[0], 2, 1), parts = split_with_sizes(v[0], {1, 3}, 1),
+                 quarters = chunk(v[0], 4, 1);
+         return rows[0] * rows[1] + cat({halves[1], halves[0]}, 1) * parts[1].sum() + quarters[3] * parts[0];
+       },
+       [] {
+         return V{ramp({2, 4})};
+       }},
+      {"unsafe_split, unsafe_split_with_sizes and unsafe_chunk",
+       [](const V& v) {
+         const V a = unsafe_split(v[0], 1, 0), b = unsafe_split_with_sizes(v[0], {2, 1}, 1),
+                 c = unsafe_chunk(v[0], 3, 1);
+         return a[0] * a[1] + (b[0] * c[2]).sum();
+       },
+       [] {
+         return V{ramp({2, 3})};
+       }},
+      {"diagonal and var_mean",
+       [](const V& v) {
+         auto [var, mean] = var_mean(v[0] * v[0], Dims{1});
+         return diagonal(v[0], 1) * var + mean.sum();
+       },
+       [] {
+         return V{ramp({3, 4}, kFloat64, 1.0)};
+       }},
+      {"in-place views: transpose_, t_, unsqueeze_, squeeze_, as_strided_",
+       [](const V& v) {
+         Tensor y = v[0] * v[0];
+         y.transpose_(0, 1).t_().unsqueeze_(0).unsqueeze_(2).squeeze_().squeeze_(0);
+         y.as_strided_({2, 2}, {1, 3}, 1);
+         return y * v[0].narrow(1, 0, 2);
+       },
+       [] {
+         return V{ramp({2, 3})};
+       }},
+      {"a custom function (autograd::Function)", [](const V& v) { return Cube::apply(v[0] + 1) * v[0]; },
+       [] { return V{ramp({4})}; }},
       {"cross_entropy's gradient, differentiated",
        [](const V& v) {
          const Tensor loss = cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})) * v[1].sum();
@@ -213,6 +265,7 @@ void collect_node_names(const Tensor& t, std::set<std::string>& names) {
     stack.pop_back();
     if (!node || !seen.insert(node.get()).second) continue;
     names.insert(node->name());
+    if (std::holds_alternative<autograd::CustomFunction>(node->fn)) names.insert("CustomFunction");
     if (const auto* copy_slices = std::get_if<autograd::CopySlices>(&node->fn)) stack.push_back(copy_slices->fn);
     for (const autograd::Edge& edge : node->next_edges) stack.push_back(edge.node);
   }

@@ -53,6 +53,27 @@ ReductionArgs reduction_args(const json& args) {
   return {all && !keepdim, all ? Dims() : fixture::dims_arg(args["dims"]), keepdim};
 }
 
+// An op's pieces joined back along `dim`, each scaled by its position (ops_cases_splits.py's _joined).
+Tensor joined(const std::vector<Tensor>& pieces, int64_t dim, bool stacked = false) {
+  std::vector<Tensor> scaled;
+  for (size_t i = 0; i < pieces.size(); ++i) scaled.push_back(pieces[i] * static_cast<int64_t>(i + 1));
+  return stacked ? stack(scaled, dim) : cat(scaled, dim);
+}
+
+std::vector<int64_t> sizes_arg(const json& v) { return v.get<std::vector<int64_t>>(); }
+
+// var_mean's dims: null for all of them.
+std::optional<Dims> optional_dims(const json& v) {
+  if (v.is_null()) return std::nullopt;
+  return fixture::dims_arg(v);
+}
+
+// all and any: over everything when "dim" is null.
+template <typename Whole, typename Along>
+Outputs logical(const Inputs& in, const json& args, Whole whole, Along along) {
+  return one(args["dim"].is_null() ? whole(in[0]) : along(in[0], args["dim"].get<int64_t>(), args["keepdim"]));
+}
+
 // An optional tensor input: the case's input `i` when it has one, else an undefined tensor.
 Tensor optional_input(const Inputs& in, size_t i) { return in.size() > i ? in[i] : Tensor(); }
 
@@ -153,6 +174,80 @@ const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
       {"clone", [](const Inputs& in, const json&) { return one(in[0].clone()); }},
       {"reshape", [](const Inputs& in, const json& args) { return one(in[0].reshape(dims_arg(args["shape"]))); }},
       {"flatten", [](const Inputs& in, const json& args) { return one(in[0].flatten(args["start"], args["end"])); }},
+
+      // Pieces, in-place views and in-place math that saves its result (ops_cases_splits.py).
+      {"unbind",
+       [](const Inputs& in, const json& args) { return one(joined(unbind(in[0], args["dim"]), args["dim"], true)); }},
+      {"unbind_piece",
+       [](const Inputs& in, const json& args) { return one(unbind(in[0], args["dim"])[args["piece"]]); }},
+      {"split",
+       [](const Inputs& in, const json& args) {
+         return one(joined(split(in[0], args["split_size"], args["dim"]), args["dim"]));
+       }},
+      {"split_piece",
+       [](const Inputs& in, const json& args) {
+         return one(split(in[0], args["split_size"], args["dim"])[args["piece"]]);
+       }},
+      {"split_with_sizes",
+       [](const Inputs& in, const json& args) {
+         return one(joined(split_with_sizes(in[0], sizes_arg(args["split_sizes"]), args["dim"]), args["dim"]));
+       }},
+      {"chunk", [](const Inputs& in,
+                   const json& args) { return one(joined(chunk(in[0], args["chunks"], args["dim"]), args["dim"])); }},
+      {"unsafe_split",
+       [](const Inputs& in, const json& args) {
+         return one(joined(unsafe_split(in[0], args["split_size"], args["dim"]), args["dim"]));
+       }},
+      {"unsafe_split_with_sizes",
+       [](const Inputs& in, const json& args) {
+         return one(joined(unsafe_split_with_sizes(in[0], sizes_arg(args["split_sizes"]), args["dim"]), args["dim"]));
+       }},
+      {"unsafe_chunk",
+       [](const Inputs& in, const json& args) {
+         return one(joined(unsafe_chunk(in[0], args["chunks"], args["dim"]), args["dim"]));
+       }},
+      {"diagonal", [](const Inputs& in,
+                      const json& args) { return one(diagonal(in[0], args["offset"], args["dim1"], args["dim2"])); }},
+      {"view_as", [](const Inputs& in, const json&) { return one(in[0].view_as(in[1])); }},
+      {"transpose_",
+       [](const Inputs& in, const json& args) { return one(in[0].clone().transpose_(args["dim0"], args["dim1"])); }},
+      {"t_", [](const Inputs& in, const json&) { return one(in[0].clone().t_()); }},
+      {"squeeze_",
+       [](const Inputs& in, const json& args) {
+         Tensor out = in[0].clone();
+         return one(args["dim"].is_null() ? out.squeeze_() : out.squeeze_(args["dim"].get<int64_t>()));
+       }},
+      {"unsqueeze_", [](const Inputs& in, const json& args) { return one(in[0].clone().unsqueeze_(args["dim"])); }},
+      {"swapdims_",
+       [](const Inputs& in, const json& args) { return one(in[0].clone().swapdims_(args["dim0"], args["dim1"])); }},
+      {"as_strided_",
+       [](const Inputs& in, const json& args) {
+         return one(in[0].clone().as_strided_(dims_arg(args["size"]), dims_arg(args["stride"]), args["offset"]));
+       }},
+      {"exp_", [](const Inputs& in, const json&) { return one(in[0].clone().exp_()); }},
+      {"relu_", [](const Inputs& in, const json&) { return one(in[0].clone().relu_()); }},
+      {"var_mean",
+       [](const Inputs& in, const json& args) {
+         auto [var, mean] = var_mean(in[0], optional_dims(args["dim"]), args["unbiased"], args["keepdim"]);
+         return Outputs{var, mean};
+       }},
+      {"var_plus_mean",
+       [](const Inputs& in, const json& args) {
+         auto [var, mean] = var_mean(in[0], optional_dims(args["dim"]), args["unbiased"], args["keepdim"]);
+         return one(var * 1.0 + mean * 3.0);
+       }},
+      {"all",
+       [](const Inputs& in, const json& args) {
+         return logical(
+             in, args, [](const Tensor& t) { return all(t); },
+             [](const Tensor& t, int64_t d, bool k) { return all(t, d, k); });
+       }},
+      {"any",
+       [](const Inputs& in, const json& args) {
+         return logical(
+             in, args, [](const Tensor& t) { return any(t); },
+             [](const Tensor& t, int64_t d, bool k) { return any(t, d, k); });
+       }},
   };
   return table;
 }

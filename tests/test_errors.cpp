@@ -280,3 +280,17 @@ TEST_CASE("clamp, addcmul and addcdiv refuse what PyTorch refuses, with its text
   Tensor t = r({3});
   CHECK_THROWS_WITH(t.addcdiv_(r({2, 1}), r({3})), torch_error("addcdiv_inplace_shape"));
 }
+
+TEST_CASE("splitting, diagonal, all and var_mean refuse bad arguments with PyTorch's texts", "[errors]") {
+  CHECK_THROWS_WITH(split_with_sizes(r({3}), {1, 1}), torch_error("split_with_sizes_wrong_sum"));
+  CHECK_THROWS_WITH(split_with_sizes(r({3}), {4, -1}), torch_error("split_with_sizes_negative"));
+  CHECK_THROWS_WITH(split(r({3}), -1), torch_error("split_negative_size"));
+  CHECK_THROWS_WITH(chunk(r({3}), 0), torch_error("chunk_zero_chunks"));
+  CHECK_THROWS_WITH(chunk(r({}), 2), torch_error("chunk_0dim"));
+  CHECK_THROWS_WITH(unbind(r({}), 0), torch_error("unbind_0dim"));
+  CHECK_THROWS_WITH(diagonal(r({2, 3}), 0, 0, 0), torch_error("diagonal_same_dims"));
+  CHECK_THROWS_WITH(diagonal(r({2, 3}), 0, 0, 2), torch_error("diagonal_dim_out_of_range"));
+  CHECK_THROWS_WITH(all(r({2, 3}), 2), torch_error("all_dim_out_of_range"));
+  CHECK_THROWS_WITH(var_mean(r({2, 3}), Dims{2}), torch_error("var_mean_dim_out_of_range"));
+  CHECK_THROWS_WITH(r({2, 3}).view_as(r({5})), torch_error("view_as_wrong_numel"));
+}

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "autograd_meta.h"
+#include "core/grad_mode.h"
 #include "core/memory_layout.h"
 #include "ops/new_tensors.h"
 
@@ -23,7 +24,12 @@ bool obeys_layout_contract(const Tensor& grad, const Dims& strides) {
 }  // namespace
 
 Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
-  Tensor leaf(variable);
+  accumulate_grad(Tensor(variable), new_grad);
+  return {};
+}
+
+void accumulate_grad(const Tensor& leaf, const Tensor& new_grad) {
+  leaf.mutable_grad();  // makes the autograd data, and its mutex
   std::lock_guard<std::mutex> lock(leaf.impl()->autograd_meta->mutex);
   Tensor& grad = leaf.mutable_grad();
   if (!grad.defined()) {
@@ -34,7 +40,8 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
     // (`x.view(12).backward(g)`) is kept, so x.grad shares g's bytes and version counter.
     const bool dense_leaf = is_dense(leaf);
     const Dims strides = dense_leaf ? leaf.strides() : contiguous_strides(leaf.sizes());
-    if (new_grad.impl_ptr().use_count() == 1 && obeys_layout_contract(new_grad, strides)) {
+    // Under create_graph (grad mode on) the gradient is copied, so that .grad has a history of its own.
+    if (!GradMode::is_enabled() && new_grad.impl_ptr().use_count() == 1 && obeys_layout_contract(new_grad, strides)) {
       grad = new_grad.detach();
     } else if (dense_leaf) {
       // PyTorch's clone_obey_contract: new_empty_strided, then copy_, whose write counts (version 1).
@@ -43,10 +50,11 @@ Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
     } else {
       grad = new_grad.clone(MemoryFormat::Contiguous);  // clone_obey_contract's other branch: version 0
     }
-  } else {
+  } else if (!GradMode::is_enabled()) {
     grad.add_(new_grad);
+  } else {  // under create_graph a new tensor, so that the gradient's graph includes both terms
+    grad = grad + new_grad;
   }
-  return {};
 }
 
 }  // namespace ember::autograd

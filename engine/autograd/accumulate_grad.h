@@ -15,4 +15,8 @@ struct AccumulateGrad {  // adds the incoming gradient into the leaf's .grad
   Grads apply(const Tensor& g, Needs) const;
 };
 
+// Adds `new_grad` into `variable`'s .grad as AccumulateGrad does (also for a non-leaf named in
+// backward's `inputs`): in place when grad mode is off, as a new tensor under create_graph.
+void accumulate_grad(const Tensor& variable, const Tensor& new_grad);
+
 }  // namespace ember::autograd

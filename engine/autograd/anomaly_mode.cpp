@@ -13,15 +13,33 @@ namespace ember::autograd {
 
 namespace {
 
-std::string trace_text(const Node& node) {
-  if (!node.forward_trace)
-    return str_cat("Error detected in ", node.name(),
-                   ". No forward pass information available. Enable detect "
-                   "anomaly during forward pass for more information.");
-  std::string text = str_cat("Error detected in ", node.name(), ". Traceback of forward call that caused the error:\n");
-  for (const std::string& range : node.forward_trace->ranges)
-    text += str_cat("  in record_function(\"", range, "\")\n");
-  return text + str_cat("  ", node.forward_trace->op);
+std::function<std::string()>& stack_capture() {
+  static std::function<std::string()> capture;
+  return capture;
+}
+
+// The trace of a forward call: the frontend's, or the ranges and the op.
+std::string call_text(const ForwardTrace& trace) {
+  if (!trace.stack.empty()) return trace.stack;
+  std::string text;
+  for (const std::string& range : trace.ranges) text += str_cat("  in record_function(\"", range, "\")\n");
+  return text + str_cat("  ", trace.op);
+}
+
+// PyTorch's warnings for a node whose formula failed: its forward call, then the calls that
+// induced it, node by node.
+void warn_traces(const Node& node) {
+  if (!node.forward_trace) {
+    warn(str_cat("Error detected in ", node.name(),
+                 ". No forward pass information available. Enable detect anomaly during forward pass for more "
+                 "information."));
+    return;
+  }
+  warn(str_cat("Error detected in ", node.name(), ". Traceback of forward call that caused the error:\n",
+               call_text(*node.forward_trace)));
+  for (const ForwardTrace* trace = node.forward_trace.get(); trace->parent; trace = trace->parent.get())
+    warn(str_cat("\n\nPrevious calculation was induced by ", trace->parent_name,
+                 ". Traceback of forward call that induced the previous calculation:\n", call_text(*trace->parent)));
 }
 
 bool has_nan(const Tensor& t) {
@@ -49,8 +67,15 @@ DetectAnomalyGuard::DetectAnomalyGuard(bool check_nan)
 
 DetectAnomalyGuard::~DetectAnomalyGuard() { set_detect_anomaly(previous_enabled_, previous_check_nan_); }
 
+void set_forward_stack_capture(std::function<std::string()> capture) { stack_capture() = std::move(capture); }
+
 void record_forward_trace(Node& node, const char* op) {
-  node.forward_trace = std::make_shared<const ForwardTrace>(ForwardTrace{op, profiler::open_range_names()});
+  ForwardTrace trace{op, profiler::open_range_names(), stack_capture() ? stack_capture()() : "", "", nullptr};
+  if (const auto& parent = running_node(); parent && parent->forward_trace) {
+    trace.parent_name = parent->name();
+    trace.parent = parent->forward_trace;
+  }
+  node.forward_trace = std::make_shared<const ForwardTrace>(std::move(trace));
 }
 
 Grads evaluate_checked(const Node& node, const std::function<Grads()>& evaluate) {
@@ -62,7 +87,7 @@ Grads evaluate_checked(const Node& node, const std::function<Grads()>& evaluate)
     }
     return grads;
   } catch (const std::exception&) {
-    warn(trace_text(node));
+    warn_traces(node);
     throw;
   }
 }

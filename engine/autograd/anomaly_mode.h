@@ -9,6 +9,7 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,11 +41,20 @@ class DetectAnomalyGuard {
   bool previous_enabled_, previous_check_nan_;
 };
 
-// Where a node was made, kept only in anomaly mode: the op and the ranges open around it.
+// Where a node was made, kept only in anomaly mode: the op and the ranges open around it, the
+// frontend's own trace of the call (Python's traceback) where it gives one, and, for a node made
+// while another node's formula ran (a gradient's own graph, under create_graph), that node's trace
+// (PyTorch's "parent").
 struct ForwardTrace {
   std::string op;                   // "aten::div"
   std::vector<std::string> ranges;  // record_function names, outermost first
+  std::string stack;                // the frontend's trace of the forward call, or empty
+  std::string parent_name;          // the node whose formula was running, or empty
+  std::shared_ptr<const ForwardTrace> parent;
 };
+// A frontend's trace of the current call, recorded with each node in anomaly mode (the Python
+// binding gives Python's traceback, as PyTorch records it); none by default.
+void set_forward_stack_capture(std::function<std::string()> capture);
 // Called for each node recorded while anomaly mode is on.
 void record_forward_trace(Node& node, const char* op);
 

@@ -14,7 +14,9 @@ namespace ember::autograd {
 struct Node;
 
 // How a view was created, for PyTorch's rules on modifying views in place (inplace.h).
-enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode };
+// A view made by an op with several outputs (unbind, split) or returned by a custom function may
+// not be modified in place either: its node could not describe the change.
+enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutputNode, InCustomFunction };
 
 struct AutogradMeta {
   bool requires_grad = false;                   // leaves only; results require grad through grad_fn
@@ -24,6 +26,7 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;         // leaves: the AccumulateGrad node, while a graph uses it
   std::shared_ptr<HookList<TensorHook>> hooks;  // leaves: run before accumulating (a result's are its grad_fn's)
   bool retains_grad = false;                    // results: retain_grad() was called
+  uint64_t retains_grad_hook = 0;               // and the id of its hook in grad_fn's tensor hooks
   // Results resized below autograd (an out= call under no_grad): the sizes grad_fn made, which a
   // backward from this tensor must get a gradient for (PyTorch checks every root gradient against
   // the metadata its node recorded; only a resize makes that differ from the tensor's sizes). Null

@@ -12,8 +12,10 @@
 
 #include "accumulate_grad.h"
 #include "copy_slices.h"
+#include "custom_function.h"              // a user's autograd Function as a node
 #include "double_backward_derivatives.h"  // the nodes of ops formulas call
 #include "formula_helpers.h"
+#include "movement_derivatives.h"  // joining, copies, moves and fills
 #include "ops/ops.h"
 #include "saved_tensor.h"
 #include "view_derivatives.h"  // the view ops' nodes
@@ -206,6 +208,18 @@ struct MeanBackward0 {
     return {g.expand(self_sizes) / static_cast<double>(product(self_sizes))};
   }
 };
+struct VarMeanBackward0 {  // var_mean: grads[0] for the variance, grads[1] for the mean
+  static constexpr const char* name = "VarMeanBackward0";
+  static constexpr bool takes_all_outputs = true;
+  SavedTensor self;
+  Dims dims;  // empty: every dim
+  int64_t correction = 1;
+  bool keepdim = false;
+  auto saved() { return std::tie(self); }
+  Grads apply(const std::vector<Tensor>& g, Needs) const {
+    return {var_mean_backward(g[0], g[1], self.unpack(), dims, correction, keepdim)};
+  }
+};
 struct MeanBackward1 {
   static constexpr const char* name = "MeanBackward1";
   Dims self_sizes, dims;
@@ -350,59 +364,6 @@ struct NllLossBackward0 {  // -g at each target's log-probability; inputs: self,
   }
 };
 
-// ---- joining, copies, moves ----
-struct CatBackward0 {  // each input gets its slice of g
-  static constexpr const char* name = "CatBackward0";
-  int64_t dim = 0;
-  std::vector<Dims> tensors_sizes;
-  Grads apply(const Tensor& g, Needs) const;
-};
-struct StackBackward0 {
-  static constexpr const char* name = "StackBackward0";
-  int64_t dim = 0;
-  Grads apply(const Tensor& g, Needs) const {
-    Grads grads;
-    for (int64_t i = 0; i < g.size(dim); ++i) grads.push_back(g.select(dim, i));
-    return grads;
-  }
-};
-struct ToCopyBackward0 {  // to(dtype) / to(device): the engine casts and moves g back
-  static constexpr const char* name = "ToCopyBackward0";
-  Grads apply(const Tensor& g, Needs) const { return {g}; }
-};
-struct CloneBackward0 {
-  static constexpr const char* name = "CloneBackward0";
-  Grads apply(const Tensor& g, Needs) const { return {g}; }
-};
-
-// ---- in-place ops: the overwritten values no longer depend on what self held ----
-struct FillBackward2 {
-  static constexpr const char* name = "FillBackward2";
-  Grads apply(const Tensor& g, Needs) const { return {zeros_like(g)}; }
-};
-struct ZeroBackward0 : FillBackward2 {
-  static constexpr const char* name = "ZeroBackward0";
-};
-struct UniformBackward0 : FillBackward2 {
-  static constexpr const char* name = "UniformBackward0";
-};
-struct NormalBackward0 : FillBackward2 {
-  static constexpr const char* name = "NormalBackward0";
-};
-struct BernoulliBackward0 : FillBackward2 {  // bernoulli(p): samples do not depend on p smoothly
-  static constexpr const char* name = "BernoulliBackward0";
-};
-struct BernoulliBackward2 : FillBackward2 {  // bernoulli_(p) in place
-  static constexpr const char* name = "BernoulliBackward2";
-};
-struct RandomBackward0 : FillBackward2 {
-  static constexpr const char* name = "RandomBackward0";
-};
-struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old values get none
-  static constexpr const char* name = "torch::autograd::CopyBackwards";
-  Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
-};
-
 // The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
 using BackwardFunction = std::variant<
     AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, AddcmulBackward0,
@@ -414,7 +375,10 @@ using BackwardFunction = std::variant<
     CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0, ReshapeAliasBackward0,
     UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, SqueezeBackward3, UnsqueezeBackward0, ExpandBackward0,
     TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0, AsStridedBackward0,
-    FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2,
-    RandomBackward0, CopyBackwards, CopySlices, ThresholdBackwardBackward0, NllLossBackwardBackward0>;
+    TransposeBackward1, TBackward1, SqueezeBackward2, UnsqueezeBackward1, AsStridedBackward1, UnbindBackward0,
+    SplitBackward0, SplitWithSizesBackward0, VarMeanBackward0, UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0,
+    DiagonalBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0,
+    BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices, ThresholdBackwardBackward0,
+    NllLossBackwardBackward0, CustomFunction>;
 
 }  // namespace ember::autograd

@@ -25,11 +25,14 @@ namespace ember::autograd {
 namespace {
 
 // The node's name and the engine's event around it, string constants (one per node kind) so
-// that recording copies nothing.
+// that recording copies nothing; a custom function's name lives as long as its node.
 const char* name_of(const Node& node) {
+  if (const auto* custom = std::get_if<CustomFunction>(&node.fn)) return custom->backward->name.c_str();
   return std::visit([](const auto& fn) { return fn.name; }, node.fn);
 }
 const char* evaluate_function_name(const Node& node) {
+  if (const auto* custom = std::get_if<CustomFunction>(&node.fn))
+    return custom->backward->evaluate_function_name.c_str();
   return std::visit(
       [](const auto& fn) {
         static const std::string name = std::string("autograd::engine::evaluate_function: ") + fn.name;
@@ -38,21 +41,21 @@ const char* evaluate_function_name(const Node& node) {
       node.fn);
 }
 
-// One node's turn, as PyTorch's call_function: hooks may replace the gradient it receives, its
+// One node's turn, as PyTorch's call_function: hooks may replace the gradients it receives, its
 // formula runs, each gradient is fitted to its input (match_input), and post-hooks may replace them.
-Grads evaluate(const std::shared_ptr<Node>& node, Tensor grad_output, const std::vector<bool>& wanted,
+Grads evaluate(const std::shared_ptr<Node>& node, std::vector<Tensor> grad_outputs, const std::vector<bool>& wanted,
                bool retain_graph) {
-  grad_output = run_pre_hooks(*node, std::move(grad_output));
+  grad_outputs = run_pre_hooks(*node, std::move(grad_outputs));
   Grads grad_inputs = [&] {
-    profiler::Scope node_event(name_of(*node), grad_output);  // record_shapes: the gradient it is given
+    profiler::Scope node_event(name_of(*node), grad_outputs[0]);  // record_shapes: the gradient it is given
     RunningNode running(node);
-    return node->apply(grad_output, wanted);
+    return node->apply(grad_outputs, wanted);
   }();
   if (!retain_graph) node->release();
   grad_inputs.resize(node->next_edges.size());
   for (size_t i = 0; i < grad_inputs.size(); ++i)
     grad_inputs[i] = wanted[i] ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node, i) : Tensor();
-  return run_post_hooks(*node, std::move(grad_inputs), grad_output);
+  return run_post_hooks(*node, std::move(grad_inputs), grad_outputs);
 }
 
 struct LaterFirst {
@@ -63,37 +66,35 @@ struct LaterFirst {
 
 }  // namespace
 
-void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph) {
-  const Edge root_edge = gradient_edge(root);
-  // A view made under no_grad "requires grad" but leads nowhere (record.cpp, gradient_edge).
-  EMBER_CHECK(root_edge.node, "element 0 of tensors does not require grad and does not have a grad_fn");
-  run_graph({root_edge}, {fit_root_gradient(root, gradient, 0)}, {}, retain_graph, /*create_graph=*/false);
-}
-
 std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<Tensor>& gradients,
                               const std::vector<Edge>& inputs, bool retain_graph, bool create_graph) {
   std::vector<Node*> root_nodes, input_nodes;
   for (const Edge& root : roots) root_nodes.push_back(root.node.get());
   for (const Edge& input : inputs) input_nodes.push_back(input.node.get());
   GraphTask task = make_graph_task(root_nodes, input_nodes);
-  AutoGradMode grad_mode(create_graph);        // without create_graph, formulas compute plain tensors
-  std::unordered_map<Node*, Tensor> buffers;   // the gradient of each node's output, summed so far
-  std::unordered_map<Node*, Tensor> captured;  // what arrived at autograd::grad's inputs
+  AutoGradMode grad_mode(create_graph);  // without create_graph, formulas compute plain tensors
+  // The gradient of each node's outputs, summed so far, one slot per output (Edge::input_nr).
+  std::unordered_map<Node*, std::vector<Tensor>> buffers;
+  auto add_to_buffer = [&](const Edge& edge, Tensor gradient) {
+    std::vector<Tensor>& slots = buffers[edge.node.get()];
+    if (slots.empty()) slots.resize(edge.node->num_outputs);
+    Tensor& slot = slots[edge.input_nr];
+    slot = slot.defined() ? slot + gradient : std::move(gradient);
+  };
+  std::unordered_map<Node*, std::vector<Tensor>> captured;  // what arrived at autograd::grad's inputs
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;
 
-  for (size_t i = 0; i < roots.size(); ++i) {
-    Tensor& slot = buffers[roots[i].node.get()];
-    slot = slot.defined() ? slot + gradients[i] : gradients[i];
-  }
+  for (size_t i = 0; i < roots.size(); ++i) add_to_buffer(roots[i], gradients[i]);
   std::unordered_set<Node*> started;
   for (const Edge& root : roots)  // a root below another root waits for that one's gradient too
     if (task.dependencies[root.node.get()] == 0 && started.insert(root.node.get()).second) ready.push(root.node);
   while (!ready.empty()) {
     std::shared_ptr<Node> node = ready.top();
     ready.pop();
-    Tensor grad_output = std::move(buffers[node.get()]);
+    std::vector<Tensor> grad_outputs = std::move(buffers[node.get()]);
     buffers.erase(node.get());
-    if (task.captured.count(node.get())) captured[node.get()] = grad_output;
+    grad_outputs.resize(node->num_outputs);
+    if (task.captured.count(node.get())) captured[node.get()] = grad_outputs;
     if (!task.runs(node.get())) continue;
     std::vector<bool> wanted(node->next_edges.size());
     for (size_t i = 0; i < wanted.size(); ++i) {
@@ -101,20 +102,20 @@ std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<
       wanted[i] = next && (task.runs(next) || task.captured.count(next));
     }
     profiler::Scope evaluate_function(evaluate_function_name(*node));
-    auto run = [&] { return evaluate(node, std::move(grad_output), wanted, retain_graph); };
+    auto run = [&] { return evaluate(node, std::move(grad_outputs), wanted, retain_graph); };
     Grads grad_inputs = is_anomaly_enabled() ? evaluate_checked(*node, run) : run();
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& edge = node->next_edges[i];
       if (!edge.node) continue;
-      if (grad_inputs[i].defined() && wanted[i]) {
-        Tensor& slot = buffers[edge.node.get()];
-        slot = slot.defined() ? slot + grad_inputs[i] : std::move(grad_inputs[i]);
-      }
+      if (grad_inputs[i].defined() && wanted[i]) add_to_buffer(edge, std::move(grad_inputs[i]));
       if (--task.dependencies[edge.node.get()] == 0) ready.push(edge.node);
     }
   }
   std::vector<Tensor> result;
-  for (const Edge& input : inputs) result.push_back(captured[input.node.get()]);
+  for (const Edge& input : inputs) {
+    const auto found = captured.find(input.node.get());
+    result.push_back(found == captured.end() ? Tensor() : found->second[input.input_nr]);
+  }
   return result;
 }
 

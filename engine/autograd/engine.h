@@ -7,14 +7,10 @@
 
 namespace ember::autograd {
 
-// Propagates `gradient` (d root / d root) back through root's graph and accumulates into the
-// .grad of every leaf that requires grad. Frees saved tensors unless retain_graph.
-void run_backward(const Tensor& root, const Tensor& gradient, bool retain_graph);
-
-// Runs the graph from each of `roots` with its gradient. With no `inputs`, as run_backward: every
-// node runs and leaves accumulate. Otherwise returns the gradient that arrives at each input edge
-// (undefined when none does), runs only the nodes that lead to one, and touches no .grad.
-// create_graph runs the formulas with grad mode on, so the gradients have a graph of their own.
+// Runs the graph from each of `roots` with its gradient (grad.h's backward and grad call it). With
+// no `inputs`: every node runs and the leaves accumulate into .grad. Otherwise returns the gradient that arrives at
+// each input edge (undefined when none does), runs only the nodes that lead to one, and touches no .grad. create_graph
+// runs the formulas with grad mode on, so the gradients have a graph of their own.
 std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<Tensor>& gradients,
                               const std::vector<Edge>& inputs, bool retain_graph, bool create_graph);
 

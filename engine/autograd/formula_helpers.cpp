@@ -150,6 +150,35 @@ Grads CatBackward0::apply(const Tensor& g, Needs) const {
   return grads;
 }
 
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self, const Dims& dims,
+                         int64_t correction, bool keepdim) {
+  int64_t count = dims.empty() ? self.numel() : 1;
+  for (int64_t d : dims) count *= self.size(d);
+  Tensor grad;
+  if (gvar.defined()) {
+    const Tensor spread = unsqueeze_reduced(gvar, dims, self.dim(), keepdim);
+    grad = spread * (self - self.mean(dims, true)) * (2.0 / static_cast<double>(count - correction));
+  }
+  if (gmean.defined()) {
+    const Tensor spread =
+        unsqueeze_reduced(gmean, dims, self.dim(), keepdim).expand(self.sizes()) / static_cast<double>(count);
+    grad = grad.defined() ? grad + spread : spread;
+  }
+  return grad;
+}
+
+Tensor join_pieces(const std::vector<Tensor>& grads, const std::vector<Dims>& piece_sizes, int64_t dim, bool stacked) {
+  std::vector<Tensor> pieces;
+  const Tensor* any = nullptr;
+  for (const Tensor& g : grads)
+    if (g.defined()) any = &g;
+  if (!any) return Tensor();  // no output got a gradient
+  for (size_t i = 0; i < piece_sizes.size(); ++i)
+    pieces.push_back(grads[i].defined() ? grads[i]
+                                        : zeros(piece_sizes[i], Options(any->dtype()).device(any->device())));
+  return stacked ? stack(pieces, dim) : cat(pieces, dim);
+}
+
 Grads ExpandBackward0::apply(const Tensor& g, Needs) const { return {sum_to(g, self_sizes)}; }
 
 Grads sigmoid_backward(const Tensor& g, const Tensor& result) { return {g * result * (1.0 - result)}; }

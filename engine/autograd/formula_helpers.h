@@ -63,6 +63,10 @@ Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar>
 // addcdiv's gradients: g for self, g * (value / tensor2) for tensor1, -g * (value * tensor1 /
 // (tensor2 * tensor2)) for tensor2.
 Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& tensor2, Scalar value, Needs needs);
+// var_mean's gradient: 2 (x - mean) / (N - correction) times the variance's gradient, plus the
+// mean's gradient spread evenly (each where defined): PyTorch's var_mean_backward.
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self, const Dims& dims,
+                         int64_t correction, bool keepdim);
 Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, int64_t dim, bool keepdim);
 // Under create_graph the saved mean and rstd (constants) are recomputed from the input, so that the
 // second derivative sees that they depend on it.

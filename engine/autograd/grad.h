@@ -18,4 +18,12 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs = {}, std::optional<bool> retain_graph = std::nullopt,
                          bool create_graph = false, bool allow_unused = false);
 
+// PyTorch's torch.autograd.backward: the gradients of the `tensors` (seeded with `grad_tensors`,
+// or ones for one-element tensors) accumulated into the .grad of every leaf they depend on, or,
+// when `inputs` are given, of those inputs only (a non-leaf input's .grad too). retain_graph
+// defaults to create_graph.
+void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors = {},
+              std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+              const std::vector<Tensor>& inputs = {});
+
 }  // namespace ember::autograd

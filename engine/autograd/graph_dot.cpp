@@ -37,6 +37,7 @@ const std::map<std::string, std::vector<std::string>>& names_table() {
       {"ClampMinBackward0", {"self"}},
       {"ClampMaxBackward0", {"self"}},
       {"MeanBackward1", {"self"}},
+      {"VarMeanBackward0", {"self"}},
       {"MaxBackward1", {"self", "result"}},
       {"MinBackward1", {"self", "result"}},
       {"MaxBackward0", {"indices"}},
@@ -57,21 +58,13 @@ const std::map<std::string, std::vector<std::string>>& names_table() {
   return table;
 }
 
-// A node's saved tensors with their names; a CopySlices shows those of the op it wraps.
+// A node's saved tensors with their names (a CopySlices shows those of the op it wraps), unpacked.
 std::vector<std::pair<std::string, Tensor>> named_saved_tensors(Node& node) {
   std::vector<std::pair<std::string, Tensor>> found;
-  const std::vector<std::string> names = saved_tensor_names(node.name());
-  size_t index = 0;
-  auto add = [&](const SavedTensor& saved) {
-    const size_t i = index++;
-    if (saved.is_released()) return;
-    if (Tensor t = saved.unpack(); t.defined()) found.push_back({i < names.size() ? names[i] : "saved", t});
-  };
-  std::visit(
-      [&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, saved_tensors_of(backward)); },
-      node.fn);
-  if (auto* copy_slices = std::get_if<CopySlices>(&node.fn))
-    for (auto& named : named_saved_tensors(*copy_slices->fn)) found.push_back(std::move(named));
+  for (const auto& [name, saved] : node.named_saved_tensors()) {
+    if (saved->is_released()) continue;
+    if (Tensor t = saved->unpack(); t.defined()) found.push_back({name.empty() ? "saved" : name, t});
+  }
   return found;
 }
 

@@ -9,40 +9,63 @@ namespace ember::autograd {
 
 namespace {
 
-const std::shared_ptr<HookList<TensorHook>>& tensor_hooks(const Node& node) {
-  if (const auto* accumulate = std::get_if<AccumulateGrad>(&node.fn)) return accumulate->variable->autograd_meta->hooks;
-  return node.tensor_pre_hooks;
+// The hooks of the tensor that is output `output_nr` of `node` (a leaf's, for AccumulateGrad).
+const std::shared_ptr<HookList<TensorHook>>* tensor_hooks(const Node& node, size_t output_nr) {
+  if (const auto* accumulate = std::get_if<AccumulateGrad>(&node.fn))
+    return &accumulate->variable->autograd_meta->hooks;
+  return output_nr < node.tensor_pre_hooks.size() ? &node.tensor_pre_hooks[output_nr] : nullptr;
 }
 
 }  // namespace
 
-Tensor run_pre_hooks(const Node& node, Tensor grad_output) {
-  if (!grad_output.defined()) return grad_output;
-  if (const auto& list = tensor_hooks(node)) {
-    const auto hooks = list->hooks;
-    for (const auto& [id, hook] : hooks)
-      if (Tensor replaced = hook(grad_output); replaced.defined()) grad_output = std::move(replaced);
+void check_hook_result(const Tensor& original, const Tensor& result, const std::string& hook_name) {
+  EMBER_CHECK(original.defined(), "can't replace a empty gradient with a non-empty value");
+  EMBER_CHECK(original.dtype() == result.dtype() && original.device() == result.device(), "hook '", hook_name,
+              "' has changed the type of value (was ", legacy_type_name(original.dtype(), original.device().is_cuda()),
+              " got ", legacy_type_name(result.dtype(), result.device().is_cuda()), ")");
+  EMBER_CHECK(original.sizes() == result.sizes(), "hook '", hook_name, "' has changed the size of value");
+}
+
+void check_hook_results(const std::vector<Tensor>& originals, const std::vector<Tensor>& results,
+                        const std::string& hook_name) {
+  EMBER_CHECK(results.size() == originals.size(), "hook '", hook_name,
+              "' has returned an incorrect number of values (got ", results.size(), ", but expected ", originals.size(),
+              ")");
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].defined()) check_hook_result(originals[i], results[i], hook_name);
+}
+
+std::vector<Tensor> run_pre_hooks(const Node& node, std::vector<Tensor> grad_outputs) {
+  for (size_t i = 0; i < grad_outputs.size(); ++i) {  // a tensor's hooks see its gradient even when undefined
+    if (const auto* list = tensor_hooks(node, i); list && *list) {
+      const auto hooks = (*list)->hooks;
+      for (const auto& [id, hook] : hooks)
+        if (Tensor replaced = hook(grad_outputs[i]); replaced.defined()) {
+          check_hook_result(grad_outputs[i], replaced, std::to_string(id));
+          grad_outputs[i] = std::move(replaced);
+        }
+    }
   }
   if (node.pre_hooks) {
     const auto hooks = node.pre_hooks->hooks;
     for (const auto& [id, hook] : hooks) {
-      const std::vector<Tensor> replaced = hook({grad_output});
-      EMBER_CHECK(replaced.size() <= 1, "hook 'hook' has returned an incorrect number of values (got ", replaced.size(),
-                  ", but expected 1)");
-      if (!replaced.empty() && replaced[0].defined()) grad_output = replaced[0];
+      std::vector<Tensor> replaced = hook(grad_outputs);
+      if (replaced.empty()) continue;
+      check_hook_results(grad_outputs, replaced, std::to_string(id));
+      grad_outputs = std::move(replaced);
     }
   }
-  return grad_output;
+  return grad_outputs;
 }
 
-std::vector<Tensor> run_post_hooks(const Node& node, std::vector<Tensor> grad_inputs, const Tensor& grad_output) {
+std::vector<Tensor> run_post_hooks(const Node& node, std::vector<Tensor> grad_inputs,
+                                   const std::vector<Tensor>& grad_outputs) {
   if (!node.post_hooks) return grad_inputs;
   const auto hooks = node.post_hooks->hooks;
   for (const auto& [id, hook] : hooks) {
-    std::vector<Tensor> replaced = hook(grad_inputs, {grad_output});
+    std::vector<Tensor> replaced = hook(grad_inputs, grad_outputs);
     if (replaced.empty()) continue;
-    EMBER_CHECK(replaced.size() == grad_inputs.size(), "hook 'hook' has returned an incorrect number of values (got ",
-                replaced.size(), ", but expected ", grad_inputs.size(), ")");
+    check_hook_results(grad_inputs, replaced, std::to_string(id));
     grad_inputs = std::move(replaced);
   }
   return grad_inputs;

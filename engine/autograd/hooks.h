@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,11 +47,22 @@ RemovableHandle add_hook(std::shared_ptr<HookList<Hook>>& list, Hook hook) {
   });
 }
 
+// PyTorch's checks of what a hook returned (check_single_result, check_result): a replacement
+// keeps its gradient's dtype, device and size, and a node hook returns one value per gradient.
+// The message names the hook as PyTorch does: libtorch by its place among the hooks ("hook '0'"),
+// torch by its Python __name__.
+void check_hook_result(const Tensor& original, const Tensor& result, const std::string& hook_name);
+// A node hook's replacements: as many as there were gradients, each defined one checked as above.
+void check_hook_results(const std::vector<Tensor>& originals, const std::vector<Tensor>& results,
+                        const std::string& hook_name);
+
 struct Node;
-// The gradient a node's formula gets: after its tensor's hooks (a leaf's, for AccumulateGrad), then
-// its pre-hooks, each in registration order, have seen and perhaps replaced it.
-Tensor run_pre_hooks(const Node& node, Tensor grad_output);
+// The gradients a node's formula gets, one per output: after the hooks of the tensor that is each
+// output (a leaf's, for AccumulateGrad), then its pre-hooks, each in registration order, have seen
+// and perhaps replaced them.
+std::vector<Tensor> run_pre_hooks(const Node& node, std::vector<Tensor> grad_outputs);
 // The gradients a node passes on: after its post-hooks have seen and perhaps replaced them.
-std::vector<Tensor> run_post_hooks(const Node& node, std::vector<Tensor> grad_inputs, const Tensor& grad_output);
+std::vector<Tensor> run_post_hooks(const Node& node, std::vector<Tensor> grad_inputs,
+                                   const std::vector<Tensor>& grad_outputs);
 
 }  // namespace ember::autograd

@@ -15,7 +15,15 @@ thread_local bool below_autograd = false;
 BelowAutograd::BelowAutograd() : previous_(below_autograd) { below_autograd = true; }
 BelowAutograd::~BelowAutograd() { below_autograd = previous_; }
 
-void record_view(const Tensor& view, const Tensor& base) {
+namespace {
+// PyTorch's propagate_creation_meta: a view of a view keeps its base's restriction unless it has
+// one of its own (a view made in inference mode stays one).
+CreationMeta propagate(CreationMeta base, CreationMeta view) {
+  return view == CreationMeta::Default ? base : base == CreationMeta::InferenceMode ? base : view;
+}
+}  // namespace
+
+void record_view(const Tensor& view, const Tensor& base, bool multiple_outputs) {
   // Views of inference tensors are not tracked; nor are views an op makes inside its compute.
   if (view.is_inference() || below_autograd) return;
   AutogradMeta* base_meta = base.impl()->autograd_meta.get();
@@ -27,33 +35,54 @@ void record_view(const Tensor& view, const Tensor& base) {
   meta.is_view = true;
   meta.view_base = root;
   meta.view_version = view._version();
-  meta.creation_meta = InferenceMode::is_enabled() ? CreationMeta::InferenceMode
-                       : !GradMode::is_enabled()   ? CreationMeta::NoGradMode
-                       : base_is_view              ? base_meta->creation_meta
-                                                   : CreationMeta::Default;
+  const CreationMeta made = InferenceMode::is_enabled() ? CreationMeta::InferenceMode
+                            : !GradMode::is_enabled()   ? CreationMeta::NoGradMode
+                            : multiple_outputs          ? CreationMeta::MultiOutputNode
+                                                        : CreationMeta::Default;
+  meta.creation_meta = base_is_view ? propagate(base_meta->creation_meta, made) : made;
 }
 
-void check_view_rebase(CreationMeta creation_meta, bool indirect) {
+void check_view_rebase(const AutogradMeta& meta, bool indirect) {
+  const CreationMeta creation_meta = meta.creation_meta;
   if (creation_meta == CreationMeta::Default) return;
   const char* modified = indirect ? "its base or another view of its base has been" : "is being";
-  if (creation_meta == CreationMeta::NoGradMode)
-    throw Error(str_cat("A view was created in no_grad mode and ", modified,
-                        " modified inplace with grad mode enabled. Given that this use case is ambiguous and "
-                        "error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-                        "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) "
-                        "or both outside (if you want the inplace to be tracked)."));
-  throw Error(str_cat("A view was created in inference mode and ", modified,
-                      " modified inplace in normal mode. Given that this use case is ambiguous and error-prone, it "
-                      "is forbidden. You can clarify your code by moving both the view and the inplace either both "
-                      "inside the inference_mode block (if you don't want the inplace to be tracked) or both outside "
-                      "(if you want the inplace to be tracked)."));
+  std::string message =
+      meta.grad_fn ? str_cat("Output ", meta.output_nr, " of ", meta.grad_fn->name(), " is a view and ", modified,
+                             " modified inplace.")
+      : creation_meta == CreationMeta::InferenceMode
+          ? str_cat("A view was created in inference mode and ", modified, " modified inplace in normal mode.")
+          : str_cat("A view was created in no_grad mode and ", modified, " modified inplace with grad mode enabled.");
+  switch (creation_meta) {
+    case CreationMeta::MultiOutputNode:
+      message += " This view is the output of a function that returns multiple views. Such functions do not allow the "
+                 "output views to be modified inplace. You should replace the inplace operation by an out-of-place "
+                 "one.";
+      break;
+    case CreationMeta::NoGradMode:
+    case CreationMeta::InferenceMode:
+      message +=
+          str_cat(" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your "
+                  "code by moving both the view and the inplace either both inside the ",
+                  creation_meta == CreationMeta::NoGradMode ? "no_grad" : "inference_mode",
+                  " block (if you don't want the inplace to be tracked) or both outside (if you want the inplace "
+                  "to be tracked).");
+      break;
+    case CreationMeta::InCustomFunction:
+      message += " This view was created inside a custom Function (or because an input was returned as-is) and the "
+                 "autograd logic to handle view+inplace would override the custom backward associated with the "
+                 "custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+                 "cloning the output of the custom Function.";
+      break;
+    case CreationMeta::Default: break;
+  }
+  throw Error(message);
 }
 
 void check_inplace(const Tensor& self, bool any_requires_grad) {
   if (!GradMode::is_enabled() || !any_requires_grad) return;
   const AutogradMeta* meta = self.impl()->autograd_meta.get();
   if (meta && meta->is_view) {
-    check_view_rebase(meta->creation_meta, /*indirect=*/false);
+    check_view_rebase(*meta, /*indirect=*/false);
     EMBER_CHECK(!self.requires_grad() || !meta->view_base.is_leaf(),
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
@@ -69,10 +98,13 @@ void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node) {
               "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
               "details.");
   self.impl()->version_counter->bump();
-  if (!node) return;
+  if (node) rebase_history(self, node, 0);
+}
+
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node, uint32_t output_nr) {
   AutogradMeta* meta = self.impl()->autograd_meta.get();
   if (!meta || !meta->is_view) {
-    set_history(self, node);  // the tensor's history now ends in the in-place op
+    set_history(self, node, output_nr);  // the tensor's history now ends in the in-place op
     return;
   }
   // In-place on a view: see Note [In-place on views].

@@ -34,14 +34,16 @@ class BelowAutograd {
   bool previous_;
 };
 
-enum class CreationMeta : uint8_t;  // autograd_meta.h
+struct AutogradMeta;
 
-// For a view op: records the view relation (base, creation mode) the in-place rules need.
-void record_view(const Tensor& view, const Tensor& base);
+// For a view op: records the view relation (base, creation mode) the in-place rules need; the
+// outputs of an op with several (unbind, split) may not be modified in place.
+void record_view(const Tensor& view, const Tensor& base, bool multiple_outputs = false);
 
-// PyTorch's handle_view_on_rebase: a view made under no_grad or inference mode may not get a new
-// history, neither by an in-place op on itself nor (`indirect`) on its base or a sibling view.
-void check_view_rebase(CreationMeta creation_meta, bool indirect);
+// PyTorch's handle_view_on_rebase: a view made under no_grad or inference mode, by an op with
+// several outputs or in a custom function may not get a new history, neither by an in-place op on
+// itself nor (`indirect`) on its base or a sibling view.
+void check_view_rebase(const AutogradMeta& view_meta, bool indirect);
 
 // Checks PyTorch's rules before an in-place op writes into `self` (an inference tensor is refused
 // after, in finish_inplace, as PyTorch refuses it when bumping its version). As in PyTorch's check_inplace,
@@ -50,5 +52,8 @@ void check_view_rebase(CreationMeta creation_meta, bool indirect);
 void check_inplace(const Tensor& self, bool any_requires_grad);
 // After an in-place op: bump the version and, when recording, make `node` self's new grad_fn.
 void finish_inplace(const Tensor& self, const std::shared_ptr<Node>& node);
+// Makes output `output_nr` of `node` self's new history: self's grad_fn, or, for a view, its base's
+// CopySlices (Note [In-place on views]). An in-place op, and a custom function's dirty input.
+void rebase_history(const Tensor& self, const std::shared_ptr<Node>& node, uint32_t output_nr);
 
 }  // namespace ember::autograd

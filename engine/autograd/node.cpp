@@ -4,6 +4,7 @@
 #include "node.h"
 
 #include "autograd_meta.h"
+#include "graph_dot.h"
 
 #include <unordered_set>
 
@@ -30,25 +31,52 @@ RunningNode::RunningNode(const std::shared_ptr<Node>& node) : previous_(running)
 RunningNode::~RunningNode() { running = previous_; }
 
 std::string Node::name() const {
+  if (const auto* custom = std::get_if<CustomFunction>(&fn)) return custom->backward->name;
   return std::visit([](const auto& fn) { return std::string(fn.name); }, fn);
 }
 
-Grads Node::apply(const Tensor& grad_output, const std::vector<bool>& wanted) const {
-  if (!grad_output.defined()) return Grads(next_edges.size());
-  return std::visit([&](const auto& backward) { return backward.apply(grad_output, Needs{wanted}); }, fn);
+Grads Node::apply(const std::vector<Tensor>& grad_outputs, const std::vector<bool>& wanted) const {
+  return std::visit(
+      [&](const auto& backward) {
+        if constexpr (requires { backward.takes_all_outputs; }) {
+          return backward.apply(grad_outputs, Needs{wanted});
+        } else {  // a formula of one output, run when its gradient is defined
+          if (!grad_outputs[0].defined()) return Grads(next_edges.size());
+          return backward.apply(grad_outputs[0], Needs{wanted});
+        }
+      },
+      fn);
 }
 
 Grads Node::apply(const Tensor& grad_output) const {
   std::vector<bool> wanted(next_edges.size());
   for (size_t i = 0; i < next_edges.size(); ++i) wanted[i] = next_edges[i].node != nullptr;
-  return apply(grad_output, wanted);
+  std::vector<Tensor> grad_outputs(num_outputs);
+  grad_outputs[0] = grad_output;
+  return apply(grad_outputs, wanted);
 }
 
 void Node::release() {
+  for (auto& [name, saved] : named_saved_tensors()) saved->release();
+  if (auto* custom = std::get_if<CustomFunction>(&fn)) custom->backward->has_freed_buffers = true;
+}
+
+std::vector<std::pair<std::string, SavedTensor*>> Node::named_saved_tensors() {
+  std::vector<std::pair<std::string, SavedTensor*>> found;
+  if (auto* custom = std::get_if<CustomFunction>(&fn)) {
+    for (SavedTensor& saved : custom->backward->saved) found.emplace_back("saved_tensors", &saved);
+    return found;
+  }
+  const std::vector<std::string> names = saved_tensor_names(name());
   std::visit(
-      [](auto& backward) { std::apply([](auto&... saved) { (saved.release(), ...); }, saved_tensors_of(backward)); },
+      [&](auto& backward) {
+        std::apply([&](auto&... saved) { (found.emplace_back("", &saved), ...); }, saved_tensors_of(backward));
+      },
       fn);
-  if (auto* copy_slices = std::get_if<CopySlices>(&fn)) copy_slices->fn->release();
+  for (size_t i = 0; i < found.size() && i < names.size(); ++i) found[i].first = names[i];
+  if (auto* copy_slices = std::get_if<CopySlices>(&fn))  // the op it wraps keeps them
+    for (auto& named : copy_slices->fn->named_saved_tensors()) found.push_back(std::move(named));
+  return found;
 }
 
 namespace {
@@ -57,15 +85,10 @@ namespace {
 template <typename Read>
 std::vector<Tensor> saved_by(Node& node, Read read) {
   std::vector<Tensor> tensors;
-  auto add = [&](const SavedTensor& saved) {
-    if (saved.is_released()) return;
-    if (Tensor t = read(saved); t.defined()) tensors.push_back(t);
-  };
-  std::visit(
-      [&](auto& backward) { std::apply([&](auto&... saved) { (add(saved), ...); }, saved_tensors_of(backward)); },
-      node.fn);
-  if (auto* copy_slices = std::get_if<CopySlices>(&node.fn))
-    for (Tensor& t : saved_by(*copy_slices->fn, read)) tensors.push_back(t);
+  for (const auto& [name, saved] : node.named_saved_tensors()) {
+    if (saved->is_released()) continue;
+    if (Tensor t = read(*saved); t.defined()) tensors.push_back(t);
+  }
   return tensors;
 }
 

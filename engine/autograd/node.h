@@ -12,6 +12,7 @@
 #include "anomaly_mode.h"
 #include "derivatives.h"
 #include "hooks.h"
+#include "input_meta.h"
 
 namespace ember::autograd {
 
@@ -24,14 +25,6 @@ struct Edge {
   uint32_t input_nr = 0;
 };
 
-// What backward needs to know about each input to hand it a gradient of the right kind: the
-// engine reduces a broadcast gradient to `sizes` and casts it to `dtype` (PyTorch's InputMetadata).
-struct InputMeta {
-  Dims sizes;
-  DType dtype = kFloat32;
-  Device device;
-};
-
 struct Node {
   template <typename Backward>
   explicit Node(Backward backward) : fn(std::in_place_type<Backward>, std::move(backward)) {}
@@ -40,21 +33,32 @@ struct Node {
   uint64_t sequence_nr = 0;       // creation order: among ready nodes, later ones run first
   std::vector<Edge> next_edges;   // one per tensor input of the forward op
   std::vector<InputMeta> inputs;  // one per tensor input of the forward op
+  // How many gradients it receives: one per differentiable output of the forward op. Most ops
+  // have one; unbind, split and a user's autograd Function may have several (output_nr tells a
+  // tensor's place, autograd_meta.h), and each edge into the node names its slot (input_nr).
+  uint32_t num_outputs = 1;
 
-  // Hooks (hooks.h): those of the tensor this node made (Tensor::register_hook), and the node's own.
-  std::shared_ptr<HookList<TensorHook>> tensor_pre_hooks;
+  // Hooks (hooks.h): those of the tensors this node made (Tensor::register_hook), one list per
+  // output, and the node's own.
+  std::vector<std::shared_ptr<HookList<TensorHook>>> tensor_pre_hooks;
   std::shared_ptr<HookList<PreHook>> pre_hooks;
   std::shared_ptr<HookList<PostHook>> post_hooks;
   RemovableHandle register_prehook(PreHook hook) { return add_hook(pre_hooks, std::move(hook)); }
   RemovableHandle register_hook(PostHook hook) { return add_hook(post_hooks, std::move(hook)); }
+  std::shared_ptr<HookList<TensorHook>>& tensor_hooks(uint32_t output_nr) {
+    if (tensor_pre_hooks.size() <= output_nr) tensor_pre_hooks.resize(output_nr + 1);
+    return tensor_pre_hooks[output_nr];
+  }
   // Where it was made, when it was made in anomaly mode (anomaly_mode.h); else null.
   std::shared_ptr<const ForwardTrace> forward_trace;
+  // What a frontend keeps with the node for its users (Python's grad_fn.metadata dict): opaque here.
+  std::shared_ptr<void> metadata;
 
-  // PyTorch's node name: "AddmmBackward0", "torch::autograd::AccumulateGrad", ...
+  // PyTorch's node name: "AddmmBackward0", "torch::autograd::AccumulateGrad", "MyFunctionBackward".
   std::string name() const;
-  // The gradients of the inputs given the gradient of the output (the node's formula): of those
+  // The gradients of the inputs given the gradients of the outputs (the node's formula): of those
   // `wanted`, or of every input whose edge leads somewhere.
-  Grads apply(const Tensor& grad_output, const std::vector<bool>& wanted) const;
+  Grads apply(const std::vector<Tensor>& grad_outputs, const std::vector<bool>& wanted) const;
   Grads apply(const Tensor& grad_output) const;
   // PyTorch's grad_fn.next_functions: for each input of the forward op, the node its gradient goes
   // to and which of that node's inputs it is (AccumulateGrad for a leaf; null for an input that
@@ -64,6 +68,9 @@ struct Node {
   void release();
   // The tensors it still holds for its formula (none once released): PyTorch's grad_fn._saved_*.
   std::vector<Tensor> saved_tensors();
+  // Its saved tensors as the node keeps them, each with the name PyTorch gives it (`self` for
+  // grad_fn._saved_self), in the order saved: for reading and for register_hooks.
+  std::vector<std::pair<std::string, SavedTensor*>> named_saved_tensors();
 };
 
 // The node whose formula the engine is running on this thread (null outside one), set for the

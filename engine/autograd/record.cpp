@@ -34,12 +34,49 @@ void add_input(Node& node, const Tensor& t) {
   node.inputs.push_back({t.sizes(), t.dtype(), t.device()});
 }
 
-void set_history(const Tensor& output, const std::shared_ptr<Node>& node) {
+void attach_retains_grad_hook(const Tensor& t, Node& node) {
+  AutogradMeta& meta = *t.impl()->autograd_meta;
+  auto& hooks = node.tensor_hooks(meta.output_nr);
+  add_hook(hooks, TensorHook([weak = std::weak_ptr<TensorImpl>(t.impl_ptr())](const Tensor& grad) {
+             auto impl = weak.lock();
+             if (!grad.defined() || !impl) return Tensor();
+             Tensor& kept = impl->autograd_meta->grad;
+             kept = kept.defined() ? kept + grad : grad.is_contiguous() ? grad.clone() : grad.contiguous();
+             return Tensor();
+           }));
+  meta.retains_grad_hook = hooks->next_id - 1;
+}
+
+namespace {
+// A tensor that retains its grad and gets a new grad_fn takes its retain_grad hook along, as
+// PyTorch's update_cpp_hooks_on_new_gradfn: off the old grad_fn here, onto the new one once set.
+// Its other hooks stay with the old grad_fn.
+void take_off_retains_grad_hook(const AutogradMeta& meta) {
+  if (!meta.retains_grad || !meta.grad_fn || meta.output_nr >= meta.grad_fn->tensor_pre_hooks.size()) return;
+  if (const auto& hooks = meta.grad_fn->tensor_pre_hooks[meta.output_nr])
+    std::erase_if(hooks->hooks, [&](const auto& entry) { return entry.first == meta.retains_grad_hook; });
+}
+}  // namespace
+
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr) {
   AutogradMeta& meta = meta_of(output);
+  take_off_retains_grad_hook(meta);
   meta.grad_fn = node;
-  meta.output_nr = 0;
+  meta.output_nr = output_nr;
+  if (meta.retains_grad) attach_retains_grad_hook(output, *node);
   meta.sizes_when_recorded.reset();
   if (meta.is_view && !output.is_inference()) meta.view_version = output._version();
+}
+
+void save_result(Node& node, const Tensor& self) {
+  std::visit(
+      [&](auto& backward) {
+        if constexpr (requires { backward.result; }) {
+          backward.result = SavedTensor::output(self);
+          backward.result.set_node_name(backward.name);
+        }
+      },
+      node.fn);
 }
 
 std::shared_ptr<Node> as_strided_node(const Tensor& view, const Tensor& base) {
@@ -57,9 +94,11 @@ std::shared_ptr<Node> current_grad_fn(const Tensor& t) {
   // describes its values. Like PyTorch, take it afresh from the base's current history, unless
   // the view was made under no_grad or inference mode (then which history it should have is
   // ambiguous, and PyTorch refuses).
-  check_view_rebase(meta->creation_meta, /*indirect=*/true);
+  check_view_rebase(*meta, /*indirect=*/true);
+  take_off_retains_grad_hook(*meta);
   meta->grad_fn = as_strided_node(t, meta->view_base);
   meta->output_nr = 0;
+  if (meta->retains_grad) attach_retains_grad_hook(t, *meta->grad_fn);
   meta->sizes_when_recorded.reset();
   meta->view_version = t._version();
   return meta->grad_fn;

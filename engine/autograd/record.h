@@ -92,8 +92,17 @@ std::shared_ptr<Node> make_node(Backward backward, const Args&... args) {
   return node;
 }
 
-// Makes `output` a non-leaf result of `node`.
-void set_history(const Tensor& output, const std::shared_ptr<Node>& node);
+// retain_grad()'s hook on `node` for `t` (its output t.output_nr), after the hooks t has so far:
+// it keeps the gradient that arrives in t's .grad. It holds t weakly: the graph must not keep
+// alive a tensor the user has dropped.
+void attach_retains_grad_hook(const Tensor& t, Node& node);
+
+// For an in-place op whose node reads its result (exp_: ExpBackward0's `result`): saves `self`,
+// just written, as that result.
+void save_result(Node& node, const Tensor& self);
+
+// Makes `output` a non-leaf result of `node`: its output `output_nr`.
+void set_history(const Tensor& output, const std::shared_ptr<Node>& node, uint32_t output_nr = 0);
 
 // t's grad_fn, rebuilt first if t is a view whose base changed in place since it was set.
 std::shared_ptr<Node> current_grad_fn(const Tensor& t);

@@ -9,6 +9,7 @@
 #include "core/grad_mode.h"
 #include "node.h"
 #include "ops/new_tensors.h"
+#include "record.h"
 
 namespace ember::autograd {
 
@@ -27,7 +28,7 @@ SavedTensor::SavedTensor(const Tensor& input) {
   saved_nothing_ = false;
   saved_version_ = input._version();
   if (const auto& hooks = current_saved_tensors_hooks()) [[unlikely]] {
-    pack_with(hooks, input);
+    pack_with(hooks, input, input);
     return;
   }
   tensor_ = input;
@@ -42,15 +43,22 @@ SavedTensor SavedTensor::output(const Tensor& result, uint32_t output_nr) {
   saved.output_nr_ = output_nr;
   Tensor alias = internal::alias(result);  // detach() without an aten::detach event, as PyTorch saves
   if (const auto& hooks = current_saved_tensors_hooks()) [[unlikely]]
-    saved.pack_with(hooks, alias);
+    saved.pack_with(hooks, alias, alias);
   else saved.tensor_ = std::move(alias);
   return saved;
 }
 
-void SavedTensor::pack_with(std::shared_ptr<const SavedTensorHooks> hooks, const Tensor& t) {
+void SavedTensor::pack_with(std::shared_ptr<const SavedTensorHooks> hooks, const Tensor& t, const Tensor& original) {
   NoGradGuard no_grad;  // as PyTorch packs: what the hook computes is not part of the graph
   const uint32_t version = t._version();
-  auto packed = std::make_shared<Packed>(Packed{std::move(hooks), {}});
+  auto packed = std::make_shared<Packed>(Packed{std::move(hooks), {}, {}, 0, {}});
+  if (!is_output_) {  // the history the original had, given back to what unpack makes
+    if (const AutogradMeta* meta = original.impl()->autograd_meta.get()) {
+      packed->grad_fn = meta->grad_fn;
+      packed->output_nr = meta->output_nr;
+      if (!meta->grad_fn && original.requires_grad()) packed->grad_accumulator = gradient_edge(original).node;
+    }
+  }
   packed->value = packed->hooks->pack(t);
   EMBER_CHECK(version == t._version(),
               "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook can "
@@ -74,11 +82,34 @@ void SavedTensor::register_hooks(PackHook pack, UnpackHook unpack) {
   try {
     // PyTorch packs a saved input detached, and an output as the alias it already is.
     pack_with(std::make_shared<const SavedTensorHooks>(SavedTensorHooks{std::move(pack), std::move(unpack)}),
-              is_output_ ? original : internal::alias(original));
+              is_output_ ? original : internal::alias(original), original);
   } catch (...) {
     tensor_ = std::move(original);
     throw;
   }
+}
+
+Tensor SavedTensor::with_saved_history(const Tensor& unpacked) const {
+  if (packed_->grad_fn) {
+    Tensor t = internal::alias(unpacked);
+    set_history(t, packed_->grad_fn, packed_->output_nr);
+    return t;
+  }
+  if (const auto& accumulator = packed_->grad_accumulator) {  // a leaf: its gradients reach the saved leaf
+    Tensor t = internal::alias(unpacked);
+    t.requires_grad_();
+    t.impl()->autograd_meta->grad_accumulator = accumulator;
+    return t;
+  }
+  return unpacked;
+}
+
+Tensor SavedTensor::unpack_for(const std::shared_ptr<Node>& node) const {
+  Tensor t = unpack();
+  if (!t.defined() || !is_output_ || !node) return t;
+  Tensor with_history = internal::alias(t);  // a new handle: the saved one must not hold its node
+  set_history(with_history, node, output_nr_);
+  return with_history;
 }
 
 void SavedTensor::release() {
@@ -98,7 +129,7 @@ Tensor SavedTensor::unpack() const {
     Tensor t = packed_->hooks->unpack(packed_->value);
     EMBER_CHECK(t.defined(),
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of type NoneType");
-    return t;
+    return with_saved_history(t);
   }
   const Tensor& t = tensor_;
   if (!t.defined()) return t;

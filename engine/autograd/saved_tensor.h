@@ -31,6 +31,8 @@
 
 namespace ember::autograd {
 
+struct Node;
+
 class SavedTensor {
  public:
   SavedTensor() = default;
@@ -45,24 +47,40 @@ class SavedTensor {
   void register_hooks(PackHook pack, UnpackHook unpack);
 
   // The tensor, after checking it was neither freed by backward nor modified in place since (the
-  // second is not checked for a tensor saved through hooks: it returns what unpack makes).
+  // second is not checked for a tensor saved through hooks: it returns what unpack makes, with the
+  // history the saved input had, so that a second derivative reaches that input).
   Tensor unpack() const;
+  // The same with its place in the graph, as PyTorch's SavedVariable::unpack(saved_for): an output
+  // of `node` gets `node` back as its grad_fn (grad_fn._saved_result, ctx.saved_tensors).
+  Tensor unpack_for(const std::shared_ptr<Node>& node) const;
   // The tensor as it is held, whatever its version: what the node keeps alive.
   const Tensor& held() const { return tensor_; }
   // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
   void release();
   bool is_released() const { return released_; }
+  // Whether it is its node's output `output_nr()` (Note [Saving an output]).
+  bool is_output() const { return is_output_; }
+  uint32_t output_nr() const { return output_nr_; }
+  // Whether nothing was saved (an optional argument that was not given, or None).
+  bool saved_nothing() const { return saved_nothing_; }
   // Whether a pair of hooks holds it (Note [Saving through hooks]).
   bool has_hooks() const { return packed_ != nullptr; }
   // The node that saved it, named in the error messages (set when the node is recorded).
   void set_node_name(const char* name) { node_name_ = name; }
 
  private:
-  struct Packed {  // what a pack hook made of the tensor, and the hooks that bring it back
+  struct Packed {  // what a pack hook made of the tensor, the hooks that bring it back, and its history
     std::shared_ptr<const SavedTensorHooks> hooks;
     std::any value;
+    std::shared_ptr<Node> grad_fn;  // an input's grad_fn (and which output of it the input was)
+    uint32_t output_nr = 0;
+    // A leaf's, where its gradients go: held, as the node that saved the leaf may make its edge
+    // to the leaf only after saving it (no cycle: the leaf holds its accumulator weakly).
+    std::shared_ptr<Node> grad_accumulator;
   };
-  void pack_with(std::shared_ptr<const SavedTensorHooks> hooks, const Tensor& t);
+  // Packs `t`; an input's unpacked value gets `original`'s history (t may be its detached alias).
+  void pack_with(std::shared_ptr<const SavedTensorHooks> hooks, const Tensor& t, const Tensor& original);
+  Tensor with_saved_history(const Tensor& unpacked) const;  // an unpacked input's history, as it was saved
 
   Tensor tensor_;
   std::shared_ptr<Packed> packed_;  // set instead of tensor_ when saved through hooks

@@ -27,6 +27,8 @@ const std::shared_ptr<const SavedTensorHooks>& current_saved_tensors_hooks() {
   return stack.empty() ? none : stack.back();
 }
 
+bool saved_tensors_hooks_enabled() { return !state().disabled_message; }
+
 saved_tensors_hooks::saved_tensors_hooks(PackHook pack, UnpackHook unpack) {
   HooksState& hooks = state();
   if (hooks.disabled_message) throw Error(*hooks.disabled_message);

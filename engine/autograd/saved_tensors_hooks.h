@@ -64,6 +64,10 @@ class disable_saved_tensors_hooks {  // NOLINT(readability-identifier-naming): P
   std::optional<std::string> previous_;
 };
 
+// Whether saved_tensors_hooks may be entered on this thread (no disable_saved_tensors_hooks is in
+// effect): PyTorch's torch._C._autograd._saved_tensors_hooks_is_enabled.
+bool saved_tensors_hooks_enabled();
+
 // The innermost hooks active on this thread, or null: the one check a saved tensor makes.
 const std::shared_ptr<const SavedTensorHooks>& current_saved_tensors_hooks();
 

@@ -4,6 +4,7 @@
 #include "core/inference_mode.h"
 #include "core/warning.h"
 #include "engine.h"
+#include "grad.h"
 #include "node.h"
 #include "ops/new_tensors.h"
 #include "record.h"
@@ -57,7 +58,8 @@ RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook)
   EMBER_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   // A result's hooks run before its grad_fn (PyTorch's tensor pre-hooks); a leaf's before its
   // AccumulateGrad adds into .grad.
-  if (auto fn = grad_fn()) return autograd::add_hook(fn->tensor_pre_hooks, autograd::TensorHook(std::move(hook)));
+  if (auto fn = grad_fn())
+    return autograd::add_hook(fn->tensor_hooks(impl_->autograd_meta->output_nr), autograd::TensorHook(std::move(hook)));
   return autograd::add_hook(impl_->autograd_meta->hooks, autograd::TensorHook(std::move(hook)));
 }
 
@@ -66,15 +68,7 @@ void Tensor::retain_grad() const {
   autograd::AutogradMeta& meta = *impl_->autograd_meta;
   if (is_leaf() || meta.retains_grad) return;
   meta.retains_grad = true;
-  // A hook like any other (it runs in registration order). It holds the tensor weakly: the graph
-  // must not keep alive a tensor the user has dropped.
-  register_hook([weak = std::weak_ptr<TensorImpl>(impl_)](const Tensor& grad) {
-    if (auto impl = weak.lock()) {
-      Tensor& kept = impl->autograd_meta->grad;
-      kept = kept.defined() ? kept + grad : grad.is_contiguous() ? grad.clone() : grad.contiguous();
-    }
-    return Tensor();
-  });
+  autograd::attach_retains_grad_hook(*this, *grad_fn());
 }
 
 bool Tensor::retains_grad() const {
@@ -92,6 +86,20 @@ Tensor& Tensor::mutable_grad() const {
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   checked();
   return autograd::current_grad_fn(*this);
+}
+
+Tensor& Tensor::detach_() {
+  EMBER_CHECK(!_is_view(), "Can't detach views in-place. Use detach() instead. If you are using "
+                           "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, "
+                           "gradients are views of DDP buckets, and hence detach_() cannot be called on these "
+                           "gradients. To fix this error, please refer to the Optimizer.zero_grad() function in "
+                           "torch/optim/optimizer.py as the solution.");
+  if (autograd::AutogradMeta* meta = checked().autograd_meta.get()) {
+    meta->requires_grad = false;
+    meta->grad_fn.reset();
+    meta->output_nr = 0;
+  }
+  return *this;
 }
 
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
@@ -115,8 +123,9 @@ void Tensor::set_data(const Tensor& new_data) const {
   checked();
   EMBER_CHECK(!requires_grad() || new_data.is_floating_point(),
               "data set to a tensor that requires gradients must be floating point or complex dtype");
+  // The tensor keeps its own version counter, shared with its views (PyTorch's shallow_copy_from):
+  // an in-place change through them after `x.data = y` still reaches what autograd saved of x.
   impl.storage = source.storage;
-  impl.version_counter = source.version_counter;
   impl.sizes = source.sizes;
   impl.strides = source.strides;
   impl.storage_offset = source.storage_offset;
@@ -125,17 +134,9 @@ void Tensor::set_data(const Tensor& new_data) const {
   impl.is_contiguous = source.is_contiguous;
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
-  EMBER_CHECK(requires_grad(), "element 0 of tensors does not require grad and does not have a grad_fn");
-  Tensor seed = gradient;
-  if (!seed.defined()) {
-    EMBER_CHECK(numel() == 1, "grad can be implicitly created only for scalar outputs");
-    seed = ones_like(*this);
-  } else {
-    EMBER_CHECK(seed.sizes() == sizes(), "Mismatch in shape: grad_output[0] has a shape of torch.Size(",
-                to_string(seed.sizes()), ") and output[0] has a shape of torch.Size(", to_string(sizes()), ").");
-  }
-  autograd::run_backward(*this, internal::alias(seed), retain_graph);  // detached, without an aten::detach event
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,
+                      const std::vector<Tensor>& inputs) const {
+  autograd::backward({*this}, {gradient}, retain_graph, create_graph, inputs);
 }
 
 }  // namespace ember

@@ -30,6 +30,9 @@ struct SqueezeBackward0 {
 struct SqueezeBackward1 : SqueezeBackward0 {
   static constexpr const char* name = "SqueezeBackward1";
 };
+struct SqueezeBackward2 : SqueezeBackward0 {  // squeeze_(), in place
+  static constexpr const char* name = "SqueezeBackward2";
+};
 struct SqueezeBackward3 : SqueezeBackward0 {  // squeeze_(dim), in place
   static constexpr const char* name = "SqueezeBackward3";
 };
@@ -37,6 +40,9 @@ struct UnsqueezeBackward0 {  // g.squeeze(dim): keeps g's strides, even the zero
   static constexpr const char* name = "UnsqueezeBackward0";
   int64_t dim = 0;
   Grads apply(const Tensor& g, Needs) const { return {g.squeeze(dim)}; }
+};
+struct UnsqueezeBackward1 : UnsqueezeBackward0 {  // unsqueeze_(dim), in place
+  static constexpr const char* name = "UnsqueezeBackward1";
 };
 struct ExpandBackward0 {  // sum over the broadcast dims
   static constexpr const char* name = "ExpandBackward0";
@@ -51,6 +57,13 @@ struct TransposeBackward0 {
 struct TBackward0 {
   static constexpr const char* name = "TBackward0";
   Grads apply(const Tensor& g, Needs) const { return {g.t()}; }
+};
+// ---- in-place views (transpose_, t_, squeeze_, unsqueeze_, as_strided_): the same formulas ----
+struct TransposeBackward1 : TransposeBackward0 {
+  static constexpr const char* name = "TransposeBackward1";
+};
+struct TBackward1 : TBackward0 {
+  static constexpr const char* name = "TBackward1";
 };
 struct PermuteBackward0 {  // the inverse permutation
   static constexpr const char* name = "PermuteBackward0";
@@ -81,6 +94,45 @@ struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-pl
   static constexpr const char* name = "AsStridedBackward0";
   Geometry view, base;
   Grads apply(const Tensor& g, Needs) const { return {as_strided_backward(g, view, base)}; }
+};
+struct AsStridedBackward1 : AsStridedBackward0 {  // as_strided_, in place
+  static constexpr const char* name = "AsStridedBackward1";
+};
+
+// ---- views with several outputs: each output's gradient (zeros where it got none) put back ----
+// Gradients of outputs that are pieces of self along `dim`, joined back: PyTorch's split_backward
+// and unbind_backward (stack when the pieces dropped the dim).
+Tensor join_pieces(const std::vector<Tensor>& grads, const std::vector<Dims>& piece_sizes, int64_t dim, bool stacked);
+struct UnbindBackward0 {
+  static constexpr const char* name = "UnbindBackward0";
+  static constexpr bool takes_all_outputs = true;
+  int64_t dim = 0;
+  std::vector<Dims> piece_sizes;
+  Grads apply(const std::vector<Tensor>& g, Needs) const { return {join_pieces(g, piece_sizes, dim, true)}; }
+};
+struct SplitBackward0 {  // split(split_size) and chunk
+  static constexpr const char* name = "SplitBackward0";
+  static constexpr bool takes_all_outputs = true;
+  int64_t dim = 0;
+  std::vector<Dims> piece_sizes;
+  Grads apply(const std::vector<Tensor>& g, Needs) const { return {join_pieces(g, piece_sizes, dim, false)}; }
+};
+struct SplitWithSizesBackward0 : SplitBackward0 {
+  static constexpr const char* name = "SplitWithSizesBackward0";
+};
+struct UnsafeSplitBackward0 : SplitBackward0 {  // outputs that autograd does not treat as views
+  static constexpr const char* name = "UnsafeSplitBackward0";
+};
+struct UnsafeSplitWithSizesBackward0 : SplitBackward0 {
+  static constexpr const char* name = "UnsafeSplitWithSizesBackward0";
+};
+struct DiagonalBackward0 {  // g placed on the diagonal of a zero tensor
+  static constexpr const char* name = "DiagonalBackward0";
+  Dims self_sizes;
+  int64_t offset = 0, dim1 = 0, dim2 = 1;
+  Grads apply(const Tensor& g, Needs) const {
+    return {embedded(g, self_sizes, [&](const Tensor& t) { return diagonal(t, offset, dim1, dim2); })};
+  }
 };
 
 }  // namespace ember::autograd

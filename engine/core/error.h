@@ -17,6 +17,12 @@ struct IndexError : Error {
   using Error::Error;
 };
 
+// A value the function cannot take (PyTorch's TORCH_CHECK_VALUE, c10::ValueError): Python's
+// binding raises it as ValueError.
+struct ValueError : Error {
+  using Error::Error;
+};
+
 // A broken invariant inside ember (a bug in the engine, not the user's mistake): raised by
 // EMBER_INTERNAL_ASSERT so that it reads differently from a user error.
 struct InternalError : Error {

@@ -144,4 +144,11 @@ Dims elementwise_output_strides(const Dims& shape, std::span<const Layout> input
   return perm == innermost_first(ndim) ? contiguous_strides(shape) : out;
 }
 
+Dims channels_last_strides(const Dims& sizes) {
+  EMBER_CHECK(sizes.size() == 4, "required rank 4 tensor to use channels_last format");
+  const int64_t c = std::max<int64_t>(sizes[1], 1), h = std::max<int64_t>(sizes[2], 1),
+                w = std::max<int64_t>(sizes[3], 1);
+  return {c * h * w, 1, w * c, c};
+}
+
 }  // namespace ember

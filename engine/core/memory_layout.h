@@ -29,6 +29,11 @@ bool is_non_overlapping_and_dense(const Layout& t);
 // what empty_like(t) and so clone() and to(dtype) give a tensor that is not dense.
 Dims dense_strides_like(const Layout& t);
 
+// The channels-last strides of a 4-d (N, C, H, W) shape: the channels of a pixel side by side,
+// (C H W, 1, W C, C), PyTorch's torch.channels_last. "required rank 4 tensor to use channels_last
+// format" for another rank.
+Dims channels_last_strides(const Dims& sizes);
+
 // The layout empty_like(t) gives: t's own strides when it is non-overlapping and dense, else
 // dense_strides_like(t).
 Dims preserved_strides(const Layout& t);

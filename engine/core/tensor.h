@@ -36,18 +36,19 @@ template <> constexpr DType dtype_of<bool>() { return kBool; }
 
 // Options for factories: zeros({2, 3}, kFloat64), ones({4}, Options(kFloat32).requires_grad()).
 // The layout a copy gets (torch.memory_format): Preserve keeps the source's (permuted) layout,
-// Contiguous is row-major.
-enum class MemoryFormat { Preserve, Contiguous };
+// Contiguous is row-major, ChannelsLast (4-d only) keeps each pixel's channels side by side.
+enum class MemoryFormat { Preserve, Contiguous, ChannelsLast };
 
 struct Options {
   DType dtype_ = kFloat32;
   bool has_dtype = false;  // false: the factory picks (float32, or int64 for integer arange, ...)
   Device device_ = kCPU;
+  bool has_device = false;  // false: kCPU, or for a *_like factory the tensor's device
   bool requires_grad_ = false;
 
   Options() = default;
   Options(DType d) : dtype_(d), has_dtype(true) {}
-  Options(Device d) : device_(d) {}
+  Options(Device d) : device_(d), has_device(true) {}
   Options& dtype(DType d) {
     dtype_ = d;
     has_dtype = true;
@@ -55,6 +56,7 @@ struct Options {
   }
   Options& device(Device d) {
     device_ = d;
+    has_device = true;
     return *this;
   }
   Options& requires_grad(bool r = true) {
@@ -111,7 +113,9 @@ class Tensor {
   Tensor& mutable_grad() const;  // the leaf's .grad slot (for optimizers and zero_grad)
   std::shared_ptr<autograd::Node> grad_fn() const;
   bool is_leaf() const;
-  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  // libtorch's backward: autograd::backward({*this}, {gradient}, retain_graph, create_graph, inputs).
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt, bool create_graph = false,
+                const std::vector<Tensor>& inputs = {}) const;
   // PyTorch's register_hook: in backward, `hook` sees this tensor's gradient and may return a
   // replacement (an undefined Tensor keeps it); on a leaf it runs before .grad is accumulated.
   RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
@@ -119,9 +123,11 @@ class Tensor {
   void retain_grad() const;
   bool retains_grad() const;
   Tensor detach() const;
+  // Makes this tensor a leaf that does not require grad, in place (not for a view).
+  Tensor& detach_();
   // Replaces what this tensor holds (storage, layout, dtype) while it stays the same tensor, with
   // the same autograd identity: PyTorch's `param.data = new_data`, which Module::to uses so that
-  // an optimizer holding the parameter keeps working. The tensor takes new_data's version counter.
+  // an optimizer holding the parameter keeps working. The tensor keeps its own version counter.
   void set_data(const Tensor& new_data) const;
   bool is_inference() const { return checked().is_inference(); }
   uint32_t _version() const { return checked().version_counter->current(); }
@@ -154,7 +160,20 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor view_as(const Tensor& other) const;  // view(other.sizes())
+  // In-place views: the tensor's own layout changes (a version bump, a node, as in-place ops).
+  Tensor& transpose_(int64_t dim0, int64_t dim1);
+  Tensor& t_();
+  Tensor& squeeze_();
+  Tensor& squeeze_(int64_t dim);
+  Tensor& unsqueeze_(int64_t dim);
+  Tensor& swapdims_(int64_t dim0, int64_t dim1);
+  Tensor& swapaxes_(int64_t dim0, int64_t dim1);
+  Tensor& as_strided_(const Dims& sizes, const Dims& strides, int64_t storage_offset = 0);
   Tensor contiguous() const;  // itself when contiguous, else clone(MemoryFormat::Contiguous)
+  // Itself when already laid out so, else a copy in that layout (to(memory_format=...)).
+  Tensor contiguous(MemoryFormat memory_format) const;
+  bool is_contiguous(MemoryFormat memory_format) const;
   Tensor clone(MemoryFormat memory_format = MemoryFormat::Preserve) const;
   // Gives the tensor `sizes` in place (contiguous strides unless the sizes are unchanged), growing
   // its storage when it is too small; the version counter is not bumped (as in PyTorch).
@@ -203,6 +222,8 @@ class Tensor {
   Tensor& div_(Scalar other);
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);  // += value * t1 * t2
   Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);  // += value * t1 / t2
+  Tensor& exp_();
+  Tensor& relu_();
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);

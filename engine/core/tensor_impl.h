@@ -7,6 +7,7 @@
 
 #include "dims.h"
 #include "dtype.h"
+#include "python_object_slot.h"
 #include "storage.h"
 #include "version_counter.h"
 
@@ -38,6 +39,7 @@ struct TensorImpl {
   int64_t numel = 1;
   bool is_contiguous = true;  // row-major with no gaps (computed whenever the layout is set)
   std::unique_ptr<autograd::AutogradMeta, autograd::AutogradMetaDeleter> autograd_meta;
+  PythonObjectSlot python_object;  // its one Python object, when Python has seen it
 
   Device device() const { return storage->device; }
   bool is_inference() const { return !version_counter->enabled(); }

@@ -90,7 +90,11 @@ void Module::zero_grad(bool set_to_none) {
 }
 
 Tensor& Module::register_parameter(const std::string& name, const Tensor& data) {
-  parameters_.emplace_back(name, data.defined() ? Parameter(data) : Tensor());
+  // The tensor itself, made to require grad, as libtorch's register_parameter does (nn.Parameter's
+  // object itself, in Python); Parameter(data) is how a new one is made from data.
+  Tensor parameter = data;
+  if (parameter.defined()) parameter.requires_grad_(true);
+  parameters_.emplace_back(name, parameter);
   return parameters_.back().second;
 }
 

@@ -4,6 +4,7 @@
 // the bytes cross once, packed on the host.
 #include "core/cuda_backend.h"
 #include "core/inference_mode.h"
+#include "core/memory_layout.h"
 #include "core/memory_overlap.h"
 #include "core/size_arithmetic.h"
 #include "dispatch.h"
@@ -97,6 +98,17 @@ struct Contiguous : CompositeOp {
 Tensor Tensor::clone(MemoryFormat memory_format) const { return call<Clone>(*this, memory_format); }
 Tensor Tensor::contiguous() const {
   return is_contiguous() ? *this : call<Contiguous>(*this, MemoryFormat::Contiguous);
+}
+bool Tensor::is_contiguous(MemoryFormat memory_format) const {
+  if (memory_format != MemoryFormat::ChannelsLast) return is_contiguous();
+  if (dim() != 4) return false;
+  const Dims expected = channels_last_strides(sizes());
+  for (int64_t d = 0; d < 4; ++d)
+    if (size(d) != 1 && stride(d) != expected[d]) return false;
+  return true;
+}
+Tensor Tensor::contiguous(MemoryFormat memory_format) const {
+  return is_contiguous(memory_format) ? *this : call<Contiguous>(*this, memory_format);
 }
 
 void internal::copy_into_new_tensor(const Tensor& fresh, const Tensor& src) { call_on_new_tensor<Copy>(fresh, src); }

@@ -123,6 +123,15 @@ Tensor unary(UnaryOp op, const Tensor& a, DType result, double exponent) {
   return internal::converted(out, result);
 }
 
+void unary_in_place(UnaryOp op, const Tensor& self, DType result) {
+  internal::check_writable(self, Tensor());
+  internal::check_can_cast(result, self.dtype());
+  const kernels::KernelTable& kernels = kernels::on(self.device());
+  // The kernel reads and writes flat arrays: in place for a contiguous self of its compute dtype.
+  if (self.is_contiguous() && internal::compute_dtype(self.dtype()) == self.dtype()) kernels.unary(op, self, self, 0);
+  else kernels.copy(self, unary(op, self, result));
+}
+
 Tensor compare(CompareOp op, const Tensor& a, const Tensor& b) {
   internal::check_same_device(a, b);
   const DType compute = internal::compute_dtype(internal::result_type(a, b));

@@ -33,6 +33,8 @@ void check_bool_subtraction(BinaryOp op, DType a, DType b);
 // Unary math into a `result` of the given dtype, computed in its compute dtype. The output takes
 // a's layout; the kernel runs over input and output as flat arrays of the same order.
 Tensor unary(UnaryOp op, const Tensor& a, DType result, double exponent = 0);
+// The same written into self (exp_, relu_): refused when the result's dtype cannot be cast to self's.
+void unary_in_place(UnaryOp op, const Tensor& self, DType result);
 // exp, log, sqrt, ...: integers and bool give the default floating dtype.
 DType floating_result(const Tensor& a);
 

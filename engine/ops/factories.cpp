@@ -64,6 +64,26 @@ Tensor ones_like(const Tensor& t) {
 }
 Tensor empty_like(const Tensor& t) { return internal::new_empty_like(t, t.dtype()); }
 
+// With options: those given replace t's dtype and device; the values are made as without them.
+Tensor zeros_like(const Tensor& t, Options options) {
+  return internal::like(t, options, [&](const Tensor& u) { return zeros_like(u); });
+}
+Tensor ones_like(const Tensor& t, Options options) {
+  return internal::like(t, options, [&](const Tensor& u) { return ones_like(u); });
+}
+Tensor empty_like(const Tensor& t, Options options) {
+  return internal::like(t, options, [&](const Tensor& u) { return empty_like(u); });
+}
+Tensor full_like(const Tensor& t, Scalar value, Options options) {
+  return internal::like(t, options,
+                        [&](const Tensor& u) { return full(u.sizes(), value, Options(u.dtype()).device(u.device())); });
+}
+
+Tensor empty_strided(const Dims& sizes, const Dims& strides, Options options) {
+  EMBER_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  return internal::finish_factory(internal::new_empty_with_strides(sizes, strides, options.dtype_), options);
+}
+
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, Options options) {

@@ -6,6 +6,7 @@
 #include "core/inference_mode.h"
 #include "core/size_arithmetic.h"
 #include "kernels/backend.h"
+#include "profiler/steps.h"
 
 namespace ember::internal {
 
@@ -29,6 +30,15 @@ Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, De
   return new_dense(sizes, strides, dtype, device);
 }
 
+Tensor new_empty_with_strides(const Dims& sizes, const Dims& strides, DType dtype, Device device) {
+  for (int64_t s : sizes)
+    EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+  for (int64_t s : strides) EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment");
+  const int64_t nbytes = storage_nbytes(sizes, strides, element_size(dtype));
+  return Tensor(std::make_shared<TensorImpl>(std::make_shared<Storage>(nbytes, device), sizes, strides, 0, dtype,
+                                             /*tracks_version=*/!InferenceMode::is_enabled()));
+}
+
 Tensor new_empty_like(const Tensor& t, DType dtype) {
   return new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), dtype, t.device());
 }
@@ -36,6 +46,25 @@ Tensor new_empty_like(const Tensor& t, DType dtype) {
 Tensor alias(const Tensor& t) {
   const TensorImpl& impl = *t.impl();
   return Tensor(std::make_shared<TensorImpl>(impl, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
+}
+
+Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(const Tensor&)>& make) {
+  const DType dtype = options.has_dtype ? options.dtype_ : t.dtype();
+  const Device device = options.has_device ? options.device_ : t.device();
+  Tensor made = make(dtype == t.dtype() && device == t.device() ? t : new_empty(t.sizes(), dtype, device));
+  return options.requires_grad_ ? made.requires_grad_() : made;
+}
+
+Tensor view_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset) {
+  using profiler::steps::Unrecorded;
+  profiler::OpEvent<profiler::steps::AsStrided> step(t, Unrecorded{}, Unrecorded{}, Unrecorded{});
+  return Tensor(std::make_shared<TensorImpl>(*t.impl(), sizes, strides, offset, t.dtype()));
+}
+
+Tensor alias_with_new_version(const Tensor& t) {
+  const TensorImpl& impl = *t.impl();
+  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
+                                             /*tracks_version=*/!impl.is_inference()));
 }
 
 Tensor broadcast_to(const Tensor& t, const Dims& sizes) {

@@ -12,6 +12,8 @@ Tensor new_empty(const Dims& sizes, DType dtype, Device device = kCPU);
 // A fresh tensor with the given dense strides (a permutation of contiguous strides, from
 // memory_layout.h), never requiring grad.
 Tensor new_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device = kCPU);
+// The same for any strides (gaps, overlaps): a storage spanning the furthest element (empty_strided).
+Tensor new_empty_with_strides(const Dims& sizes, const Dims& strides, DType dtype, Device device = kCPU);
 // A fresh tensor laid out like t (empty_like with memory_format=preserve): what clone and
 // to(dtype) return.
 Tensor new_empty_like(const Tensor& t, DType dtype);
@@ -46,8 +48,18 @@ void check_fits(Scalar value, DType dtype);
 // "Only Tensors of floating point and complex dtype can require gradients" otherwise).
 Tensor finish_factory(Tensor cpu, const Options& options);
 
+// A *_like factory with options: `make` applied to t, or to an empty tensor of t's sizes with the
+// dtype and device the options give (t's where they give none), then requires_grad if asked.
+Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(const Tensor&)>& make);
+
 // An alias of t's storage with t's layout and no autograd data (what detach() returns).
 Tensor alias(const Tensor& t);
+// t's storage with another layout, sharing t's version counter, without autograd: what a view op
+// makes before the dispatcher records it, shown as ATen's aten::as_strided step in a profile.
+Tensor view_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset);
+// t's storage and layout with a version counter of its own (unsafe_split's pieces, which autograd
+// does not treat as views).
+Tensor alias_with_new_version(const Tensor& t);
 // t viewed with the broadcast `sizes` (zero strides), without autograd.
 Tensor broadcast_to(const Tensor& t, const Dims& sizes);
 // t converted to `dtype` (t itself when it already has it), laid out like t, without autograd.

@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/tensor.h"
@@ -14,12 +15,19 @@ namespace ember {
 
 // ---- factories (factories.cpp) ----
 Tensor empty(const Dims& sizes, Options options = {});
+// An uninitialised tensor with the given strides (which may leave gaps or overlap).
+Tensor empty_strided(const Dims& sizes, const Dims& strides, Options options = {});
 Tensor zeros(const Dims& sizes, Options options = {});
 Tensor ones(const Dims& sizes, Options options = {});
 Tensor full(const Dims& sizes, Scalar value, Options options = {});
 Tensor zeros_like(const Tensor& t);
 Tensor ones_like(const Tensor& t);
 Tensor empty_like(const Tensor& t);
+// The same with options: those given replace t's dtype and device (requires_grad too).
+Tensor zeros_like(const Tensor& t, Options options);
+Tensor ones_like(const Tensor& t, Options options);
+Tensor empty_like(const Tensor& t, Options options);
+Tensor full_like(const Tensor& t, Scalar value, Options options = {});
 Tensor arange(Scalar end, Options options = {});
 Tensor arange(Scalar start, Scalar end, Scalar step = 1, Options options = {});
 Tensor eye(int64_t n, Options options = {});
@@ -107,6 +115,14 @@ Tensor sum(const Tensor& a);
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim = false);
 Tensor mean(const Tensor& a);
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim = false);
+// The variance (divided by N - 1 when unbiased, else N) and the mean over dims (all when none).
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, const std::optional<Dims>& dims = std::nullopt,
+                                    bool unbiased = true, bool keepdim = false);
+// Whether every (all) or any element is nonzero: a bool tensor, over dims (all when none).
+Tensor all(const Tensor& a);
+Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& a);
+Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor max(const Tensor& a);
 Tensor min(const Tensor& a);
 struct ValuesIndices {
@@ -157,6 +173,18 @@ Tensor dropout(const Tensor& input, double p, bool training);
 
 // ---- joining (join.cpp) ----
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+// Pieces of self along dim, each a view (splits.cpp): one per index (unbind), of a size (split),
+// of given sizes, or a number of them (chunk). The unsafe_ variants' pieces are not views to
+// autograd, so they may be modified in place. diagonal is a view too.
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes(const Tensor& self, const std::vector<int64_t>& split_sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unsafe_split(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> unsafe_split_with_sizes(const Tensor& self, const std::vector<int64_t>& split_sizes,
+                                            int64_t dim = 0);
+std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim = 0);
+Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
 // ---- comparison of whole tensors (compare.cpp) ----

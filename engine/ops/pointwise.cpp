@@ -68,42 +68,6 @@ struct Div : FunctionalOp {
     return {saved_if(b.requires_grad(), a), b};  // both gradients read b
   }
 };
-// With a number: PyTorch's Python API wraps it as a 0-dim tensor, so the nodes are the same.
-struct AddNumber : FunctionalOp {
-  static constexpr const char* name = "aten::add";
-  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Add, a, b); }
-  static AddBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
-};
-struct SubNumber : FunctionalOp {
-  static constexpr const char* name = "aten::sub";
-  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Sub, a, b); }
-  static SubBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
-};
-struct MulNumber : FunctionalOp {
-  static constexpr const char* name = "aten::mul";
-  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Mul, a, b); }
-  static MulBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
-    return {{}, elementwise::wrapped_number(BinaryOp::Mul, a, b)};
-  }
-};
-struct DivNumber : FunctionalOp {
-  static constexpr const char* name = "aten::div";
-  static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Div, a, b); }
-  static DivBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
-    return {{}, elementwise::wrapped_number(BinaryOp::Div, a, b)};
-  }
-};
-struct Rsub : FunctionalOp {  // b - a
-  static constexpr const char* name = "aten::rsub";
-  static Tensor compute(const Tensor& a, Scalar b) {
-    elementwise::check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
-    const DType result = internal::result_type(a, b);
-    return elementwise::compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1,
-                                       result);
-  }
-  static RsubBackward1 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
-};
-
 struct Neg : FunctionalOp {
   static constexpr const char* name = "aten::neg";
   static Tensor compute(const Tensor& a) {
@@ -285,38 +249,6 @@ struct DivInPlace : InPlaceOp {
     return save_inplace_product<DivBackward0>(self, other, /*other_read_by_its_own_gradient=*/true);
   }
 };
-struct AddNumberInPlace : InPlaceOp {
-  static constexpr const char* name = "aten::add_";
-  static void compute(const Tensor& self, Scalar other) {
-    elementwise::binary_with_number_in_place(BinaryOp::Add, self, other);
-  }
-  static AddBackward0 save(const Tensor&, Scalar) { return {1}; }
-};
-struct SubNumberInPlace : InPlaceOp {
-  static constexpr const char* name = "aten::sub_";
-  static void compute(const Tensor& self, Scalar other) {
-    elementwise::binary_with_number_in_place(BinaryOp::Sub, self, other);
-  }
-  static SubBackward0 save(const Tensor&, Scalar) { return {1}; }
-};
-struct MulNumberInPlace : InPlaceOp {
-  static constexpr const char* name = "aten::mul_";
-  static void compute(const Tensor& self, Scalar other) {
-    elementwise::binary_with_number_in_place(BinaryOp::Mul, self, other);
-  }
-  static MulBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
-  }
-};
-struct DivNumberInPlace : InPlaceOp {
-  static constexpr const char* name = "aten::div_";
-  static void compute(const Tensor& self, Scalar other) {
-    elementwise::binary_with_number_in_place(BinaryOp::Div, self, other);
-  }
-  static DivBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
-  }
-};
 struct Fill : InPlaceOp {  // allowed on an expanded tensor, as in PyTorch (every copy gets the same value)
   static constexpr const char* name = "aten::fill_";
   static void compute(const Tensor& self, Scalar value) {
@@ -337,11 +269,6 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Add>(a,
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Sub>(a, b, alpha); }
 Tensor mul(const Tensor& a, const Tensor& b) { return call<Mul>(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return call<Div>(a, b); }
-Tensor add(const Tensor& a, Scalar b) { return call<AddNumber>(a, b); }
-Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber>(a, b); }
-Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber>(a, b); }
-Tensor div(const Tensor& a, Scalar b) { return call<DivNumber>(a, b); }
-Tensor rsub(const Tensor& a, Scalar b) { return call<Rsub>(a, b); }
 
 Tensor neg(const Tensor& a) { return call<Neg>(a); }
 Tensor exp(const Tensor& a) { return call<Exp>(a); }
@@ -387,22 +314,6 @@ Tensor& Tensor::mul_(const Tensor& other) {
 }
 Tensor& Tensor::div_(const Tensor& other) {
   call<DivInPlace>(*this, other);
-  return *this;
-}
-Tensor& Tensor::add_(Scalar other) {
-  call<AddNumberInPlace>(*this, other);
-  return *this;
-}
-Tensor& Tensor::sub_(Scalar other) {
-  call<SubNumberInPlace>(*this, other);
-  return *this;
-}
-Tensor& Tensor::mul_(Scalar other) {
-  call<MulNumberInPlace>(*this, other);
-  return *this;
-}
-Tensor& Tensor::div_(Scalar other) {
-  call<DivNumberInPlace>(*this, other);
   return *this;
 }
 void internal::fill_new_tensor(const Tensor& fresh, Scalar value) { call_on_new_tensor<Fill>(fresh, value); }

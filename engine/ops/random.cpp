@@ -216,6 +216,15 @@ Tensor randn(const Dims& sizes, Options options, Generator* generator) {
   return internal::finish_factory(out, options);
 }
 
+Tensor rand_like(const Tensor& t, Options options, Generator* generator) {
+  return internal::like(
+      t, options, [&](const Tensor& u) { return rand(u.sizes(), Options(u.dtype()).device(u.device()), generator); });
+}
+Tensor randn_like(const Tensor& t, Options options, Generator* generator) {
+  return internal::like(
+      t, options, [&](const Tensor& u) { return randn(u.sizes(), Options(u.dtype()).device(u.device()), generator); });
+}
+
 Tensor randint(int64_t low, int64_t high, const Dims& sizes, Options options, Generator* generator) {
   Tensor out = internal::new_empty(sizes, options.has_dtype ? options.dtype_ : kInt64);
   call_on_new_tensor<Random>(out, low, high, generator);

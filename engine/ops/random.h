@@ -20,6 +20,9 @@ Tensor rand(const Dims& sizes, Options options = {}, Generator* generator = null
 // Standard normal. Floating dtypes only.
 Tensor randn(const Dims& sizes, Options options = {}, Generator* generator = nullptr);
 // Integers uniform on [low, high) (int64 unless options say otherwise).
+// rand and randn of t's sizes, with t's dtype and device unless the options give others.
+Tensor rand_like(const Tensor& t, Options options = {}, Generator* generator = nullptr);
+Tensor randn_like(const Tensor& t, Options options = {}, Generator* generator = nullptr);
 Tensor randint(int64_t low, int64_t high, const Dims& sizes, Options options = {}, Generator* generator = nullptr);
 Tensor randint(int64_t high, const Dims& sizes, Options options = {}, Generator* generator = nullptr);
 // A random permutation of 0..n-1 (int64 unless options say otherwise).

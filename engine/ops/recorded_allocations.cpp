@@ -25,6 +25,8 @@ Tensor recorded_empty_like(const Tensor& t, MemoryFormat memory_format) {
                                                      Unrecorded{});
   if (memory_format == MemoryFormat::Preserve)
     return recorded_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), t.dtype(), t.device());
+  if (memory_format == MemoryFormat::ChannelsLast)
+    return recorded_empty_strided(t.sizes(), channels_last_strides(t.sizes()), t.dtype(), t.device());
   profiler::OpEvent<profiler::steps::Empty> empty(Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{},
                                                   Unrecorded{});
   return new_empty(t.sizes(), t.dtype(), t.device());

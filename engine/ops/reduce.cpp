@@ -233,6 +233,18 @@ struct Argmax : FunctionalOp {  // no derivative: the result is indices
 
 // max(dim)'s and min(dim)'s gradient into a fresh zero tensor: self[..., index[..., i, ...], ...] =
 // src[..., i, ...] along `dim`, where index and src have self's sizes but 1 at `dim`.
+// all and any: whether every (any) element is nonzero, as a bool, counting the nonzero elements.
+template <bool every>
+struct Logical : FunctionalOp {  // no derivative: the result is bool
+  static constexpr const char* name = every ? "aten::all" : "aten::any";
+  static Tensor compute(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
+    const Tensor nonzero = internal::converted(a != 0, kInt64);
+    const Tensor counted = dim ? sum_over(nonzero, {*dim}, keepdim) : sum_over(nonzero, {}, false);
+    if (!every) return counted > 0;
+    return counted == (dim ? a.size(*dim) : a.numel());
+  }
+};
+
 struct Scatter : InPlaceOp {
   static constexpr const char* name = "aten::scatter_";
   static void compute(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
@@ -256,6 +268,14 @@ Tensor sum(const Tensor& a) { return call<Sum>(a, NoDType()); }
 Tensor sum(const Tensor& a, const Dims& dims, bool keepdim) { return call<SumDims>(a, dims, keepdim, NoDType()); }
 Tensor mean(const Tensor& a) { return call<Mean>(a); }
 Tensor mean(const Tensor& a, const Dims& dims, bool keepdim) { return call<MeanDims>(a, dims, keepdim); }
+Tensor all(const Tensor& a) { return call<Logical<true>>(a, std::optional<int64_t>(), false); }
+Tensor all(const Tensor& a, int64_t dim, bool keepdim) {
+  return call<Logical<true>>(a, std::optional<int64_t>(dim), keepdim);
+}
+Tensor any(const Tensor& a) { return call<Logical<false>>(a, std::optional<int64_t>(), false); }
+Tensor any(const Tensor& a, int64_t dim, bool keepdim) {
+  return call<Logical<false>>(a, std::optional<int64_t>(dim), keepdim);
+}
 Tensor max(const Tensor& a) { return call<MaxAll>(a); }
 Tensor min(const Tensor& a) { return call<MinAll>(a); }
 ValuesIndices max(const Tensor& a, int64_t dim, bool keepdim) { return call<MaxDim>(a, dim, keepdim); }

@@ -22,11 +22,7 @@ Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, in
 
 // The same, recorded as the aten::as_strided step that ATen's view ops (all but view and
 // _reshape_alias) take to make their result, so a profile nests it in the view op as PyTorch's does.
-Tensor strided_view(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
-  using profiler::steps::Unrecorded;
-  profiler::OpEvent<profiler::steps::AsStrided> step(self, Unrecorded{}, Unrecorded{}, Unrecorded{});
-  return alias_with(self, sizes, strides, offset);
-}
+constexpr auto strided_view = internal::view_with_layout;
 
 // self's storage offset moved `index` steps of `stride`. Within a tensor that has elements this is
 // an element's offset, which fits; an empty tensor's strides can be anything as_strided accepted,
@@ -296,6 +292,11 @@ struct Unsqueeze : ViewOp {
   }
 };
 
+struct ViewAs : CompositeOp {  // self.view(other.sizes()), as ATen's composite
+  static constexpr const char* name = "aten::view_as";
+  static Tensor compute(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
+};
+
 // Not a view op: its result shares the storage but records no history and no base. An op all the
 // same, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch).
 struct Detach : FunctionalOp {
@@ -319,6 +320,7 @@ Tensor as_strided_recorded(const Tensor& self, const Dims& sizes, const Dims& st
   return call<AsStridedRecorded>(self, sizes, strides, storage_offset);
 }
 Tensor Tensor::view(const Dims& shape) const { return call<View>(*this, shape); }
+Tensor Tensor::view_as(const Tensor& other) const { return call<ViewAs>(*this, other); }
 
 // reshape is a view when the strides allow it, otherwise a copy (then viewed).
 Tensor Tensor::reshape(const Dims& shape) const {

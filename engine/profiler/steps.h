@@ -45,6 +45,10 @@ struct ClampMin {  // PyTorch 1.13's CPU relu is clamp_min(self, 0)
   static constexpr const char* name = "aten::clamp_min";
   static constexpr detail::Traffic kind = detail::Traffic::Functional;
 };
+struct ClampMinInPlace {  // and its relu_ is clamp_min_(self, 0)
+  static constexpr const char* name = "aten::clamp_min_";
+  static constexpr detail::Traffic kind = detail::Traffic::InPlace;
+};
 struct Detach {  // the event PyTorch's autograd kernel of detach opens around the alias it makes
   static constexpr const char* name = "detach";
   static constexpr detail::Traffic kind = detail::Traffic::None;

@@ -7,18 +7,20 @@ torch/nn/modules/module.py, torch/autograd/grad_mode.py) is written here in Pyth
 ember's errors are RuntimeErrors with PyTorch's texts, its warnings UserWarnings.
 """
 from . import _C
-from ._C import (Tensor, device, dtype, zeros, ones, empty, full, rand, randn, randint, randperm, arange, eye, tensor,
-                 zeros_like, ones_like, empty_like, bernoulli, from_numpy, add, sub, mul, div, matmul, mm, bmm, addmm,
-                 pow, exp, log, sqrt, neg, abs, sign, relu, sigmoid, tanh, sum, mean, max, min, argmax, softmax,
-                 log_softmax, where, cat, stack, allclose, equal, is_nonzero, eq, ne, lt, le, gt, ge, manual_seed,
-                 seed, initial_seed, is_grad_enabled, is_inference_mode_enabled, set_num_threads, get_num_threads,
-                 set_warn_always, is_warn_always_enabled, is_autocast_enabled, get_autocast_dtype,
-                 memory_allocated, max_memory_allocated, memory_reserved, reset_peak_memory_stats)
+from ._C import Tensor, device, dtype  # noqa: F401
+
+# Every function of the C++ module is ember's function of the same name (ember.add is _C.add): the
+# functions are bound once, in python/src/, and nothing here lists them again.
+globals().update({name: value for name, value in vars(_C).items()
+                  if not name.startswith("_") and type(value).__name__ == "builtin_function_or_method"})
 from ._tensor import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .amp import autocast
-from . import autograd, nn, optim, profiler, cuda
+from . import autograd, nn, optim, profiler, cuda, random, utils
 
+contiguous_format = _C.contiguous_format
+preserve_format = _C.preserve_format
+channels_last = _C.channels_last
 float32 = _C.dtype.float32
 float64 = _C.dtype.float64
 bfloat16 = _C.dtype.bfloat16

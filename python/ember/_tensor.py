@@ -56,3 +56,18 @@ _C.Tensor.__array__ = _array
 _C.Tensor.__format__ = _format
 _C.Tensor.__str__ = _C.Tensor.__repr__
 _C.Tensor.__module__ = "ember"
+
+
+def _backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates this tensor's gradient into the leaves' .grad (torch.autograd.backward)."""
+    from . import autograd
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def _init_subclass(cls, **kwargs):
+    """A Python subclass's objects are preserved like Tensor's own (python/src/python_object.cpp)."""
+    _C._preserve_objects_of(cls)
+
+
+_C.Tensor.__init_subclass__ = classmethod(_init_subclass)
+_C.Tensor.backward = _backward

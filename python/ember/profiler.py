@@ -51,3 +51,11 @@ class record_function:
 
     def __exit__(self, *exception):
         return self._scopes.pop().__exit__(*exception)
+
+
+class itt:
+    """torch.profiler.itt: Intel ITT ranges for VTune, which ember does not emit."""
+
+    @staticmethod
+    def is_available():
+        return False

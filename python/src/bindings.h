@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "autograd/autograd_meta.h"
+#include "autograd/engine.h"
 #include "ember.h"
 
 namespace py = pybind11;
@@ -37,6 +39,63 @@ struct type_caster<ember::Scalar> {
 }  // namespace pybind11::detail
 
 namespace ember::python {
+// What each Python tensor object holds: a Tensor handle, whose deleter forgets the object in its
+// TensorImpl's slot when the object dies (python_object.cpp).
+struct ForgetPythonObject {
+  void operator()(Tensor* tensor) const;
+};
+using TensorClass = py::class_<Tensor, std::unique_ptr<Tensor, ForgetPythonObject>>;
+// The one Python object of `t` (made now if Python has not seen it, or taken back from its slot),
+// as a new reference; None for an undefined tensor (torch's None for a missing .grad).
+py::handle python_object_of(const Tensor& t);
+// A node's one Python object (nodes.cpp): of the class named as the node (MulBackward0), or, for a
+// Python autograd Function, its ctx; None for no node.
+py::object python_object_of(const std::shared_ptr<autograd::Node>& node);
+}  // namespace ember::python
+
+namespace ember::python {
+// The one Python object of each dtype (torch.float32), once module.cpp has made them; null before.
+PyObject* dtype_object(DType dtype);
+}  // namespace ember::python
+
+// A dtype reaches Python as that one object, so that `t.dtype is torch.float32`, as in torch.
+namespace pybind11::detail {
+template <>
+struct type_caster<ember::DType> : type_caster_base<ember::DType> {
+  static handle cast(ember::DType dtype, return_value_policy policy, handle parent) {
+    if (PyObject* object = ember::python::dtype_object(dtype)) return handle(object).inc_ref();
+    return type_caster_base<ember::DType>::cast(dtype, policy, parent);
+  }
+  static handle cast(const ember::DType* dtype, return_value_policy policy, handle parent) {
+    return cast(*dtype, policy, parent);
+  }
+};
+}  // namespace pybind11::detail
+
+// A node reaches Python as its one Python object (nodes.cpp).
+namespace pybind11::detail {
+template <>
+struct type_caster<std::shared_ptr<ember::autograd::Node>>
+    : copyable_holder_caster<ember::autograd::Node, std::shared_ptr<ember::autograd::Node>> {
+  static handle cast(const std::shared_ptr<ember::autograd::Node>& node, return_value_policy, handle) {
+    return ember::python::python_object_of(node).release();
+  }
+};
+}  // namespace pybind11::detail
+
+// A Tensor reaches Python as its one Python object (engine/core/python_object_slot.h); reading a
+// Tensor argument is pybind11's usual reading of a bound class.
+namespace pybind11::detail {
+template <>
+struct type_caster<ember::Tensor> : type_caster_base<ember::Tensor> {
+  static handle cast(const ember::Tensor& t, return_value_policy, handle) { return ember::python::python_object_of(t); }
+  static handle cast(const ember::Tensor* t, return_value_policy, handle) {
+    return t ? ember::python::python_object_of(*t) : none().release();
+  }
+};
+}  // namespace pybind11::detail
+
+namespace ember::python {
 
 // The sizes of `randn(4, 8)`, `randn((4, 8))`, `randn([4, 8])` and `randn()`.
 Dims dims_from_args(const py::args& args, const char* function);
@@ -49,16 +108,52 @@ py::object item(const Tensor& t);
 // What a Python `t[...]` index means in ember (indexing.h): ints, slices, None, Ellipsis.
 std::vector<indexing::TensorIndex> tensor_indices(py::handle index);
 
+// A Python object that C++ keeps (a hook, a pack hook's value, a node's metadata dict): shared, and
+// released with the interpreter's lock held whichever thread drops it last (python_object.cpp).
+std::shared_ptr<py::object> keep(py::object object);
+// Calls a kept Python callable with the interpreter's lock held.
+template <typename... Arguments>
+py::object call(const std::shared_ptr<py::object>& function, Arguments&&... arguments) {
+  py::gil_scoped_acquire gil;
+  return (*function)(std::forward<Arguments>(arguments)...);
+}
+// How PyTorch names a Python hook in its errors: its __name__, or "<unknown>".
+std::string hook_name(const py::object& hook);
+// What a node's Python object offers, on _C.Node and on a Function's ctx alike (nodes.cpp).
+py::tuple next_functions_of(const autograd::Node& node);
+py::dict metadata_of(autograd::Node& node);
+RemovableHandle register_python_hook(autograd::Node& node, const py::object& hook);
+RemovableHandle register_python_prehook(autograd::Node& node, const py::object& hook);
+py::object saved_tensor_object(const std::shared_ptr<autograd::Node>& node, autograd::SavedTensor* saved);
+// A Python Function's ctx, or None for a node of another kind (custom_function.cpp).
+py::object ctx_of(const autograd::CustomBackward& backward);
+// register_hooks of a saved tensor with Python's pack and unpack hooks (saved_hooks.cpp).
+void register_python_hooks(autograd::SavedTensor& saved, const py::function& pack, const py::function& unpack);
+
+// Binds `f` (self first) as the Tensor method `name` and as the function `name` of the module,
+// whose first argument is `input`: torch's two doors to one op. `arguments` name the others.
+template <typename F, typename... Arguments>
+void method_and_function(TensorClass& tensor, py::module_& m, const char* name, F f, const Arguments&... arguments) {
+  tensor.def(name, f, arguments...);
+  m.def(name, f, py::arg("input"), arguments...);
+}
+
 // torch.from_numpy: a tensor over the array's memory, keeping the array alive (numpy_interop.cpp).
 Tensor from_numpy(py::handle array);
 
 // Each file binds one concept; module.cpp calls them in order.
 void bind_dtypes_and_devices(py::module_& m);
-void bind_tensor(py::module_& m, py::class_<Tensor>& tensor);
-void bind_tensor_operators(py::class_<Tensor>& tensor);
+void bind_python_object(py::module_& m, TensorClass& tensor);
+void bind_tensor(py::module_& m, TensorClass& tensor);
+void bind_tensor_operators(TensorClass& tensor);
+void bind_views(py::module_& m, TensorClass& tensor);
+void bind_math(py::module_& m, TensorClass& tensor);
 void bind_functions(py::module_& m);
-void bind_numpy(py::module_& m, py::class_<Tensor>& tensor);
+void bind_numpy(py::module_& m, TensorClass& tensor);
 void bind_autograd(py::module_& m);
+void bind_nodes(py::module_& m);
+void bind_custom_function(py::module_& m);
+void bind_saved_hooks(py::module_& m);
 void bind_nn(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_profiler(py::module_& m);

@@ -174,29 +174,19 @@ void bind_factories(py::module_& m) {
       },
       py::arg("n"), EMBER_KEYWORDS_ONLY);
   m.def("tensor", &tensor_from_data, py::arg("data"), EMBER_KEYWORDS_ONLY);
-  m.def("zeros_like", &zeros_like, py::arg("input"));
-  m.def("ones_like", &ones_like, py::arg("input"));
-  m.def("empty_like", &empty_like, py::arg("input"));
+  m.def(
+      "empty_strided",
+      [](py::object size, py::object stride, OptDType dtype, OptDevice device, bool requires_grad) {
+        return empty_strided(dims_from_object(size, "empty_strided"), dims_from_object(stride, "empty_strided"),
+                             options_from(dtype, device, requires_grad));
+      },
+      py::arg("size"), py::arg("stride"), EMBER_KEYWORDS_ONLY);
   m.def(
       "bernoulli", [](const Tensor& p) { return bernoulli(p); }, py::arg("input"));
 }
 #undef EMBER_KEYWORDS_ONLY
 
 void bind_ops(py::module_& m) {
-  m.def(
-      "add", [](const Tensor& a, const Tensor& b, Scalar alpha) { return add(a, b, alpha); }, py::arg("input"),
-      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  m.def(
-      "sub", [](const Tensor& a, const Tensor& b, Scalar alpha) { return sub(a, b, alpha); }, py::arg("input"),
-      py::arg("other"), py::kw_only(), py::arg("alpha") = 1);
-  m.def(
-      "mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }, py::arg("input"), py::arg("other"));
-  m.def(
-      "mul", [](const Tensor& a, Scalar b) { return mul(a, b); }, py::arg("input"), py::arg("other"));
-  m.def(
-      "div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, py::arg("input"), py::arg("other"));
-  m.def(
-      "div", [](const Tensor& a, Scalar b) { return div(a, b); }, py::arg("input"), py::arg("other"));
   m.def("matmul", &matmul, py::arg("input"), py::arg("other"));
   m.def("mm", &mm, py::arg("input"), py::arg("mat2"));
   m.def("bmm", &bmm, py::arg("input"), py::arg("mat2"));
@@ -252,7 +242,9 @@ void bind_ops(py::module_& m) {
 // torch.nn.functional, in the module `_C._functional` (ember.nn.functional re-exports it).
 void bind_functional(py::module_& m) {
   py::module_ f = m.def_submodule("_functional", "torch.nn.functional's functions");
-  f.def("relu", &relu, py::arg("input"));
+  f.def(
+      "relu", [](const Tensor& t, bool inplace) { return inplace ? Tensor(t).relu_() : relu(t); }, py::arg("input"),
+      py::arg("inplace") = false);
   f.def("sigmoid", &sigmoid, py::arg("input"));
   f.def("tanh", &tanh, py::arg("input"));
   f.def("softmax", &softmax, py::arg("input"), py::arg("dim"));

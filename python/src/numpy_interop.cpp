@@ -39,7 +39,8 @@ py::array to_numpy(const Tensor& t) {
   if (!t.device().is_cpu())
     throw py::type_error("can't convert " + t.device().str() +
                          " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.");
-  if (t.requires_grad())
+  // As PyTorch's: refused only while grad mode is on (under no_grad nothing could be recorded).
+  if (t.requires_grad() && GradMode::is_enabled())
     throw std::runtime_error("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const py::dtype dtype = numpy_dtype(t.dtype());
   std::vector<py::ssize_t> shape, strides;
@@ -94,7 +95,7 @@ Tensor from_numpy(py::handle object) {
       dtype);
 }
 
-void bind_numpy(py::module_& m, py::class_<Tensor>& tensor) {
+void bind_numpy(py::module_& m, TensorClass& tensor) {
   tensor.def("numpy", &to_numpy);
   m.def("from_numpy", &from_numpy, py::arg("ndarray"));
 }

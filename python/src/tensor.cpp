@@ -54,10 +54,7 @@ constexpr auto kSelf = py::return_value_policy::reference;  // an in-place metho
 
 }  // namespace
 
-void bind_tensor(py::module_&, py::class_<Tensor>& tensor) {
-  // Tensor(t): another Python object for the same tensor (nn.Parameter is made this way).
-  tensor.def(py::init([](const Tensor& t) { return t; }), py::arg("data"));
-
+void bind_tensor(py::module_&, TensorClass& tensor) {
   // ---- layout ----
   tensor.def_property_readonly("_sizes", [](const Tensor& t) { return dims_tuple(t.sizes()); })
       .def("stride", [](const Tensor& t) { return dims_tuple(t.strides()); })
@@ -71,7 +68,6 @@ void bind_tensor(py::module_&, py::class_<Tensor>& tensor) {
       .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def("storage_offset", &Tensor::storage_offset)
       .def("element_size", &Tensor::element_size)
-      .def("is_contiguous", &Tensor::is_contiguous)
       .def("is_floating_point", &Tensor::is_floating_point)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); });
 
@@ -86,12 +82,28 @@ void bind_tensor(py::module_&, py::class_<Tensor>& tensor) {
       .def_property_readonly("grad_fn", &Tensor::grad_fn)
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
       .def(
-          "backward",
-          [](const Tensor& t, std::optional<Tensor> gradient, std::optional<bool> retain_graph) {
-            t.backward(gradient.value_or(Tensor()), retain_graph.value_or(false));
+          "register_hook",
+          [](const Tensor& t, const py::object& hook) {
+            return t.register_hook([kept = keep(hook)](const Tensor& grad) {
+              py::gil_scoped_acquire gil;
+              py::object replaced = call(kept, grad);
+              if (replaced.is_none()) return Tensor();
+              EMBER_CHECK(grad.defined(), "can't replace a None gradient with a non-None value");
+              Tensor result = replaced.cast<Tensor>();
+              autograd::check_hook_result(grad, result, hook_name(*kept));  // checked under the hook's own name
+              return result;
+            });
           },
-          py::arg("gradient") = py::none(), py::arg("retain_graph") = py::none())
+          py::arg("hook"))
+      .def("retain_grad", &Tensor::retain_grad)
+      .def_property_readonly("retains_grad", &Tensor::retains_grad)
+      .def_property_readonly("output_nr",
+                             [](const Tensor& t) {
+                               const auto* meta = t.impl()->autograd_meta.get();
+                               return meta ? meta->output_nr : 0u;
+                             })
       .def("detach", &Tensor::detach)
+      .def("detach_", &Tensor::detach_, kSelf)
       .def_property("data", &Tensor::data, [](const Tensor& t, const Tensor& data) { t.set_data(data); })
       .def_property_readonly("_version", &Tensor::_version)
       .def("is_inference", &Tensor::is_inference)
@@ -99,28 +111,36 @@ void bind_tensor(py::module_&, py::class_<Tensor>& tensor) {
       .def_property_readonly("_base", [](const Tensor& t) { return optional_tensor(t._base()); })
       .def("is_alias_of", &Tensor::is_alias_of, py::arg("other"));
 
-  // ---- views (share storage and version counter) ----
-  tensor.def("view", [](const Tensor& t, py::args shape) { return t.view(dims_from_args(shape, "view")); })
-      .def("reshape", [](const Tensor& t, py::args shape) { return t.reshape(dims_from_args(shape, "reshape")); })
-      .def("permute", [](const Tensor& t, py::args dims) { return t.permute(dims_from_args(dims, "permute")); })
-      .def("expand", [](const Tensor& t, py::args sizes) { return t.expand(dims_from_args(sizes, "expand")); })
-      .def("select", &Tensor::select, py::arg("dim"), py::arg("index"))
-      .def("narrow", &Tensor::narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("t", &Tensor::t)
-      .def("transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"))
+  // ---- copies (the views are views.cpp) ----
+  tensor
       .def(
-          "squeeze", [](const Tensor& t, std::optional<int64_t> dim) { return dim ? t.squeeze(*dim) : t.squeeze(); },
-          py::arg("dim") = py::none())
-      .def("unsqueeze", &Tensor::unsqueeze, py::arg("dim"))
-      .def("flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
-      .def("contiguous", &Tensor::contiguous)
-      .def("clone", [](const Tensor& t) { return t.clone(); })
+          "contiguous",
+          [](const Tensor& t, MemoryFormat memory_format) {
+            return memory_format == MemoryFormat::Preserve ? t : t.contiguous(memory_format);
+          },
+          py::arg("memory_format") = MemoryFormat::Contiguous)
+      .def(
+          "is_contiguous",
+          [](const Tensor& t, MemoryFormat memory_format) {
+            return memory_format == MemoryFormat::Preserve || t.is_contiguous(memory_format);
+          },
+          py::arg("memory_format") = MemoryFormat::Contiguous)
+      .def(
+          "clone", [](const Tensor& t, MemoryFormat memory_format) { return t.clone(memory_format); }, py::kw_only(),
+          py::arg("memory_format") = MemoryFormat::Preserve)
       .def(
           "resize_", [](Tensor& t, py::args sizes) -> Tensor& { return t.resize_(dims_from_args(sizes, "resize_")); },
           kSelf);
 
   // ---- conversion ----
-  tensor.def("to", py::overload_cast<DType>(&Tensor::to, py::const_), py::arg("dtype"))
+  tensor
+      .def(
+          "to",
+          [](const Tensor& t, MemoryFormat memory_format) {
+            return memory_format == MemoryFormat::Preserve ? t : t.contiguous(memory_format);
+          },
+          py::kw_only(), py::arg("memory_format"))
+      .def("to", py::overload_cast<DType>(&Tensor::to, py::const_), py::arg("dtype"))
       .def("to", py::overload_cast<Device>(&Tensor::to, py::const_), py::arg("device"))
       .def(
           "to", [](const Tensor& t, Device device, DType dtype) { return t.to(device).to(dtype); }, py::arg("device"),
@@ -143,7 +163,8 @@ void bind_tensor(py::module_&, py::class_<Tensor>& tensor) {
       .def("__hash__", [](py::handle self) { return py::hash(py::int_(reinterpret_cast<uintptr_t>(self.ptr()))); })
       .def("__bool__", &is_nonzero)
       .def("__float__", [](const Tensor& t) { return item(t).cast<double>(); })
-      .def("__int__", [](const Tensor& t) { return item(t.to(kInt64)).cast<int64_t>(); })
+      // Python's int() of the value: NaN raises ValueError, an infinity OverflowError, as torch's.
+      .def("__int__", [](const Tensor& t) { return py::int_(item(t)); })
       .def("__index__", [](const Tensor& t) {
         if (t.dtype() != kInt64 || t.numel() != 1)
           throw py::type_error("only integer tensors of a single element can be converted to an index");

@@ -13,7 +13,7 @@ namespace {
 constexpr auto kSelf = py::return_value_policy::reference;  // an in-place operator's result is self
 }  // namespace
 
-void bind_tensor_operators(py::class_<Tensor>& tensor) {
+void bind_tensor_operators(TensorClass& tensor) {
   const auto op = py::is_operator();
   tensor
       .def(
@@ -109,12 +109,12 @@ void bind_tensor_operators(py::class_<Tensor>& tensor) {
   tensor
       .def(
           "add", [](const Tensor& a, const Tensor& b, Scalar alpha) { return add(a, b, alpha); }, py::arg("other"),
-          py::arg("alpha") = 1)
+          py::kw_only(), py::arg("alpha") = 1)
       .def(
           "add", [](const Tensor& a, Scalar b) { return add(a, b); }, py::arg("other"))
       .def(
           "sub", [](const Tensor& a, const Tensor& b, Scalar alpha) { return sub(a, b, alpha); }, py::arg("other"),
-          py::arg("alpha") = 1)
+          py::kw_only(), py::arg("alpha") = 1)
       .def(
           "sub", [](const Tensor& a, Scalar b) { return sub(a, b); }, py::arg("other"))
       .def(

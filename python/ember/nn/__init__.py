@@ -7,5 +7,7 @@ calling a module runs its forward, and repr() prints the tree as PyTorch does.""
 from . import functional
 from ._parameter import Parameter
 from .module import Module, Linear, ReLU, Dropout, LayerNorm, Sequential, ModuleList
+from .loss import MSELoss, NLLLoss, CrossEntropyLoss
 
-__all__ = ["Module", "Parameter", "Linear", "ReLU", "Dropout", "LayerNorm", "Sequential", "ModuleList", "functional"]
+__all__ = ["Module", "Parameter", "Linear", "ReLU", "Dropout", "LayerNorm", "Sequential", "ModuleList", "MSELoss",
+           "NLLLoss", "CrossEntropyLoss", "functional"]

@@ -1,17 +1,19 @@
 """nn.Parameter: a tensor that a module registers as a parameter when it is assigned to one of the
-module's attributes. In ember it is the C++ nn::Parameter (engine/nn/module.h: a leaf that requires
-grad), in a Tensor subclass so that assignment can tell it from a plain tensor, as torch's can."""
+module's attributes. As torch's (torch/nn/parameter.py), it is made by Tensor._make_subclass: a new
+leaf over the data's storage whose Python object is a Parameter. A parameter a C++ module made
+(nn::Linear's weight) becomes one the first time Python sees it, and stays one: a tensor has one
+Python object (python/src/python_object.cpp)."""
 from .. import _C
 
 
-def _make(data, requires_grad):
-    leaf = data.detach()
-    return leaf.requires_grad_(requires_grad)
-
-
 class Parameter(_C.Tensor):
-    def __init__(self, data=None, requires_grad=True):
-        super().__init__(_make(_C.empty(0) if data is None else data, requires_grad))
+    __slots__ = ()  # Tensor's own layout (its attributes live in Tensor's dict), so a tensor can become one
+
+    def __new__(cls, data=None, requires_grad=True):
+        return _C.Tensor._make_subclass(cls, _C.empty(0) if data is None else data, requires_grad)
+
+    def __init__(self, data=None, requires_grad=True):  # made whole by __new__, as torch's
+        pass
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
@@ -20,9 +22,7 @@ class Parameter(_C.Tensor):
 
 
 def as_parameter(tensor):
-    """The same tensor (same C++ TensorImpl, nothing copied) seen as a Parameter."""
-    if tensor is None or isinstance(tensor, Parameter):
-        return tensor
-    parameter = Parameter.__new__(Parameter)
-    _C.Tensor.__init__(parameter, tensor)
-    return parameter
+    """The same tensor (same object, nothing copied) seen as a Parameter."""
+    if tensor is not None and type(tensor) is _C.Tensor:
+        tensor.__class__ = Parameter
+    return tensor

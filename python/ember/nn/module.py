@@ -1,6 +1,9 @@
 """torch.nn.Module's Python side (torch/nn/modules/module.py), added to ember's C++ Module: every
 C++ module (Linear, Sequential, ...) and every Python subclass gets it."""
+from collections import OrderedDict
+
 from .. import _C
+from ..utils import hooks
 from ._parameter import Parameter, as_parameter
 
 Module = _C.Module
@@ -16,7 +19,46 @@ ModuleList = _C.ModuleList
 
 
 def _call(self, *args, **kwargs):
-    return self.forward(*args, **kwargs)
+    """Runs forward between the module's hooks, as torch's Module._call_impl: forward pre-hooks may
+    replace the inputs, forward hooks the output, and full backward hooks see the gradients."""
+    pre_hooks, forward_hooks, backward_hooks = (self.__dict__.get(name) for name in
+                                                ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks"))
+    if not (pre_hooks or forward_hooks or backward_hooks):
+        return self.forward(*args, **kwargs)
+    for hook in list((pre_hooks or {}).values()):
+        replaced = hook(self, args)
+        if replaced is not None:
+            args = replaced if isinstance(replaced, tuple) else (replaced,)
+    backward_hook = None
+    if backward_hooks:
+        backward_hook = hooks.BackwardHook(self, list(backward_hooks.values()))
+        args = backward_hook.setup_input_hook(args)
+    result = self.forward(*args, **kwargs)
+    for hook in list((forward_hooks or {}).values()):
+        replaced = hook(self, args, result)
+        if replaced is not None:
+            result = replaced
+    if backward_hook:
+        result = backward_hook.setup_output_hook(result)
+    return result
+
+
+def _hooks(self, name):
+    """The module's ordered dict of hooks of one kind, made on first use."""
+    if name not in self.__dict__:
+        object.__setattr__(self, name, OrderedDict())
+    return self.__dict__[name]
+
+
+def _register_hook(self, name, hook):
+    handle = hooks.RemovableHandle(_hooks(self, name))
+    _hooks(self, name)[handle.id] = hook
+    return handle
+
+
+def _register_full_backward_hook(self, hook):
+    """hook(module, grad_input, grad_output), called when the gradients of the module's inputs are computed."""
+    return _register_hook(self, "_backward_hooks", hook)
 
 
 def _setattr(self, name, value):
@@ -77,6 +119,9 @@ def _modules(self):
 
 
 Module.__call__ = _call
+Module.register_forward_pre_hook = lambda self, hook: _register_hook(self, "_forward_pre_hooks", hook)
+Module.register_forward_hook = lambda self, hook: _register_hook(self, "_forward_hooks", hook)
+Module.register_full_backward_hook = _register_full_backward_hook
 Module.__setattr__ = _setattr
 Module.__repr__ = _repr
 Module.register_parameter = _register_parameter

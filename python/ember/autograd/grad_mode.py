@@ -3,8 +3,7 @@ writes them: no_grad flips ember's thread-local grad mode (engine/core/grad_mode
 inference_mode holds the C++ InferenceMode guard (engine/core/inference_mode.h) for a block."""
 import functools
 
-from . import _C
-from ._C import saved_tensors_in_graph  # noqa: F401 (every tensor a graph keeps, by node)
+from .. import _C
 
 
 class _Decorator:

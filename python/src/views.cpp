@@ -1,0 +1,106 @@
+// Views, the ops that cut a tensor into pieces, and the in-place views, each bound as torch has
+// it: a Tensor method and, where torch has one, an `ember.` function taking the tensor as `input`
+// (both call the same C++ op). Sizes may be given as several ints or as one sequence, as torch's.
+#include "bindings.h"
+
+namespace ember::python {
+
+namespace {
+
+constexpr auto kSelf = py::return_value_policy::reference;  // an in-place method's result is self
+
+py::tuple tuple_of(const std::vector<Tensor>& tensors) { return py::tuple(py::cast(tensors)); }
+
+// torch.split's second argument: one size, or a list of sizes.
+std::vector<Tensor> split_by(const Tensor& t, const py::object& split_size_or_sections, int64_t dim, bool unsafe) {
+  if (PyLong_Check(split_size_or_sections.ptr())) {
+    const int64_t size = split_size_or_sections.cast<int64_t>();
+    return unsafe ? unsafe_split(t, size, dim) : split(t, size, dim);
+  }
+  const auto sizes = split_size_or_sections.cast<std::vector<int64_t>>();
+  return unsafe ? unsafe_split_with_sizes(t, sizes, dim) : split_with_sizes(t, sizes, dim);
+}
+
+}  // namespace
+
+void bind_views(py::module_& m, TensorClass& tensor) {
+  // ---- views (share storage and version counter) ----
+  tensor.def("view", [](const Tensor& t, py::args shape) { return t.view(dims_from_args(shape, "view")); })
+      .def("reshape", [](const Tensor& t, py::args shape) { return t.reshape(dims_from_args(shape, "reshape")); })
+      .def("permute", [](const Tensor& t, py::args dims) { return t.permute(dims_from_args(dims, "permute")); })
+      .def("expand", [](const Tensor& t, py::args sizes) { return t.expand(dims_from_args(sizes, "expand")); })
+      .def("view_as", &Tensor::view_as, py::arg("other"));
+  m.def(
+      "reshape", [](const Tensor& t, py::object shape) { return t.reshape(dims_from_object(shape, "reshape")); },
+      py::arg("input"), py::arg("shape"));
+  m.def(
+      "permute", [](const Tensor& t, py::object dims) { return t.permute(dims_from_object(dims, "permute")); },
+      py::arg("input"), py::arg("dims"));
+  method_and_function(tensor, m, "select", &Tensor::select, py::arg("dim"), py::arg("index"));
+  method_and_function(tensor, m, "narrow", &Tensor::narrow, py::arg("dim"), py::arg("start"), py::arg("length"));
+  method_and_function(tensor, m, "t", &Tensor::t);
+  method_and_function(tensor, m, "transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"));
+  method_and_function(
+      tensor, m, "squeeze",
+      [](const Tensor& t, std::optional<int64_t> dim) { return dim ? t.squeeze(*dim) : t.squeeze(); },
+      py::arg("dim") = py::none());
+  method_and_function(tensor, m, "unsqueeze", &Tensor::unsqueeze, py::arg("dim"));
+  method_and_function(tensor, m, "flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
+  method_and_function(tensor, m, "diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
+                      py::arg("dim2") = 1);
+
+  // ---- pieces: a tuple of views, one node ----
+  method_and_function(
+      tensor, m, "unbind", [](const Tensor& t, int64_t dim) { return tuple_of(unbind(t, dim)); }, py::arg("dim") = 0);
+  method_and_function(
+      tensor, m, "split",
+      [](const Tensor& t, const py::object& split_size, int64_t dim) {
+        return tuple_of(split_by(t, split_size, dim, false));
+      },
+      py::arg("split_size_or_sections"), py::arg("dim") = 0);
+  method_and_function(
+      tensor, m, "split_with_sizes",
+      [](const Tensor& t, const std::vector<int64_t>& sizes, int64_t dim) {
+        return tuple_of(split_with_sizes(t, sizes, dim));
+      },
+      py::arg("split_sizes"), py::arg("dim") = 0);
+  method_and_function(
+      tensor, m, "chunk", [](const Tensor& t, int64_t chunks, int64_t dim) { return tuple_of(chunk(t, chunks, dim)); },
+      py::arg("chunks"), py::arg("dim") = 0);
+  method_and_function(
+      tensor, m, "unsafe_split",
+      [](const Tensor& t, const py::object& split_size, int64_t dim) {
+        return tuple_of(split_by(t, split_size, dim, true));
+      },
+      py::arg("split_size"), py::arg("dim") = 0);
+  method_and_function(
+      tensor, m, "unsafe_split_with_sizes",
+      [](const Tensor& t, const std::vector<int64_t>& sizes, int64_t dim) {
+        return tuple_of(unsafe_split_with_sizes(t, sizes, dim));
+      },
+      py::arg("split_sizes"), py::arg("dim") = 0);
+  method_and_function(
+      tensor, m, "unsafe_chunk",
+      [](const Tensor& t, int64_t chunks, int64_t dim) { return tuple_of(unsafe_chunk(t, chunks, dim)); },
+      py::arg("chunks"), py::arg("dim") = 0);
+
+  // ---- in-place views: each returns the object it was called on ----
+  tensor.def("transpose_", &Tensor::transpose_, py::arg("dim0"), py::arg("dim1"), kSelf)
+      .def("t_", &Tensor::t_, kSelf)
+      .def(
+          "squeeze_",
+          [](Tensor& t, std::optional<int64_t> dim) -> Tensor& { return dim ? t.squeeze_(*dim) : t.squeeze_(); },
+          py::arg("dim") = py::none(), kSelf)
+      .def("unsqueeze_", &Tensor::unsqueeze_, py::arg("dim"), kSelf)
+      .def("swapdims_", &Tensor::swapdims_, py::arg("dim0"), py::arg("dim1"), kSelf)
+      .def("swapaxes_", &Tensor::swapaxes_, py::arg("axis0"), py::arg("axis1"), kSelf)
+      .def(
+          "as_strided_",
+          [](Tensor& t, py::object size, py::object stride, int64_t storage_offset) -> Tensor& {
+            return t.as_strided_(dims_from_object(size, "as_strided_"), dims_from_object(stride, "as_strided_"),
+                                 storage_offset);
+          },
+          py::arg("size"), py::arg("stride"), py::arg("storage_offset") = 0, kSelf);
+}
+
+}  // namespace ember::python

@@ -1,0 +1,77 @@
+"""The two doors stay in step: every public function of ember's C++ API (engine/ops/ops.h and
+random.h) and every public method of its Tensor (engine/core/tensor.h) is reachable from Python by
+PyTorch's name, or is named below as deliberately C++-only, with the reason. A new op that is not
+bound fails here, not months later in a user's script."""
+import os
+import re
+
+import ember
+import ember.nn.functional as F
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+# C++ functions with no Python function of the same name, and why.
+CPP_ONLY = {
+    "add_out": "torch.add(..., out=) in Python", "sub_out": "torch.sub(..., out=)", "mul_out": "torch.mul(..., out=)",
+    "div_out": "torch.div(..., out=)", "mm_out": "torch.mm(..., out=) is not bound yet",
+    "matmul_out": "torch.matmul(..., out=) is not bound yet",
+    "from_blob": "a C++ pointer; Python uses torch.from_numpy", "from_vector": "C++'s std::vector; Python uses tensor()",
+    "as_strided": "C++-internal view by layout (ember's named views record autograd)",
+    "as_strided_recorded": "autograd's internal view by layout", "unsafe_view": "reshape's internal step",
+    "squeeze_fresh": "matmul's internal step", "squeeze_in_place": "matmul's internal step",
+    "nll_loss_backward": "a formula's kernel-level op", "threshold_backward": "a formula's kernel-level op",
+    "rsub": "Python's `number - tensor` (__rsub__)", "scalar_tensor": "Python's tensor(number)",
+    "bernoulli_": "Tensor.bernoulli_", "normal_": "Tensor.normal_", "uniform_": "Tensor.uniform_",
+    "random_": "Tensor.random_ is not bound yet",
+    "linear": "torch.nn.functional.linear", "layer_norm": "torch.nn.functional.layer_norm",
+    "mse_loss": "torch.nn.functional.mse_loss", "nll_loss": "torch.nn.functional.nll_loss",
+    "cross_entropy": "torch.nn.functional.cross_entropy", "dropout": "torch.nn.functional.dropout",
+}
+
+# Tensor methods of the C++ API that Python spells differently, and how.
+CPP_ONLY_METHODS = {
+    "defined": "an undefined tensor is None in Python", "impl": "C++'s handle", "impl_ptr": "C++'s handle",
+    "is_same": "Python's `is`", "sizes": "Tensor.size() / .shape", "strides": "Tensor.stride()",
+    "data_ptr": "Tensor.data_ptr() (an int)", "raw_data": "Tensor.data_ptr()", "item": "Tensor.item()",
+    "to_vector": "Tensor.tolist()", "mutable_grad": "assigning Tensor.grad", "grad": "the Tensor.grad property",
+    "grad_fn": "the Tensor.grad_fn property", "is_leaf": "the Tensor.is_leaf property",
+    "requires_grad": "the Tensor.requires_grad property", "set_data": "assigning Tensor.data",
+    "data": "the Tensor.data property", "str": "repr()", "tolist_str": "repr(t.tolist())",
+    "scalar_type": "Tensor.dtype", "slice": "Python's t[a:b:c]", "_version": "the Tensor._version property",
+    "_base": "the Tensor._base property", "resize_": "Tensor.resize_(*sizes)", "to": "Tensor.to(...)",
+}
+
+
+def cpp_functions():
+    names = set()
+    for header in ("engine/ops/ops.h", "engine/ops/random.h"):
+        with open(os.path.join(ROOT, header)) as text:
+            for match in re.finditer(r"^(?:[\w:][\w:<>, ]*?[\s&*]+)(\w+)\(", text.read(), re.MULTILINE):
+                names.add(match.group(1))
+    return {n for n in names if not n.startswith("operator") and n not in ("call",)}
+
+
+def cpp_methods():
+    with open(os.path.join(ROOT, "engine/core/tensor.h")) as text:
+        header = text.read()
+    body = header[header.index("class Tensor {"):header.index("\n};", header.index("class Tensor {"))]
+    public = body[:body.index(" private:")]
+    names = set(re.findall(r"^  (?:[\w:][\w:<>, ]*?[\s&*]+)(\w+)\(", public, re.MULTILINE))
+    return {n for n in names if not n.startswith("operator") and n != "Tensor"}
+
+
+def test_every_public_function_has_a_python_function():
+    missing = [name for name in sorted(cpp_functions())
+               if name not in CPP_ONLY and not hasattr(ember, name) and not hasattr(F, name)]
+    assert missing == [], f"ops without a Python function (bind them, or list them in CPP_ONLY with why): {missing}"
+
+
+def test_every_public_tensor_method_has_a_python_method():
+    missing = [name for name in sorted(cpp_methods())
+               if name not in CPP_ONLY_METHODS and not hasattr(ember.Tensor, name)]
+    assert missing == [], f"Tensor methods without a Python method (bind them, or list them): {missing}"
+
+
+def test_the_lists_of_cpp_only_names_name_real_functions():
+    assert set(CPP_ONLY) <= cpp_functions(), sorted(set(CPP_ONLY) - cpp_functions())
+    assert set(CPP_ONLY_METHODS) <= cpp_methods(), sorted(set(CPP_ONLY_METHODS) - cpp_methods())
