@@ -46,6 +46,7 @@
 // tensor records no node even when an input requires grad (`(x * 2).to(kInt64)`, `x.argmax()`),
 // and an in-place op writing an integer tensor (`int_tensor.copy_(x)`) gives it no history.
 #pragma once
+#include <algorithm>
 #include <type_traits>
 #include <utility>
 
@@ -110,17 +111,17 @@ constexpr bool multiple_outputs = std::is_same_v<Result, std::vector<Tensor>>;
 // Step 4's node: one per op call, whatever the number of outputs (output i of the node is result i).
 template <typename Op, typename Result, typename... Args>
 void record_node(const Result& result, const Args&... args) {
-  std::vector<const Tensor*> outputs;
-  if constexpr (multiple_outputs<Result>)
-    for (const Tensor& output : result) outputs.push_back(&output);
-  else outputs.push_back(&differentiable_output(result));
-  bool any_floating = false;
-  for (const Tensor* output : outputs) any_floating = any_floating || output->is_floating_point();
-  if (!any_floating) return;  // see Note [Integers never require grad]
-  auto node = node_for<Op>(Op::save(result, args...), args...);
-  node->num_outputs = static_cast<uint32_t>(outputs.size());
-  for (uint32_t i = 0; i < outputs.size(); ++i)
-    if (outputs[i]->is_floating_point()) autograd::set_history(*outputs[i], node, i);
+  if constexpr (multiple_outputs<Result>) {
+    if (std::none_of(result.begin(), result.end(), [](const Tensor& t) { return t.is_floating_point(); })) return;
+    auto node = node_for<Op>(Op::save(result, args...), args...);
+    node->num_outputs = static_cast<uint32_t>(result.size());
+    for (uint32_t i = 0; i < result.size(); ++i)
+      if (result[i].is_floating_point()) autograd::set_history(result[i], node, i);
+  } else {
+    const Tensor& output = differentiable_output(result);
+    if (!output.is_floating_point()) return;  // see Note [Integers never require grad]
+    autograd::set_history(output, node_for<Op>(Op::save(result, args...), args...), 0);
+  }
 }
 
 // Steps 3 and 4: compute, then record (or the in-place and view branches).

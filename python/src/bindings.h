@@ -83,11 +83,24 @@ struct type_caster<std::shared_ptr<ember::autograd::Node>>
 };
 }  // namespace pybind11::detail
 
-// A Tensor reaches Python as its one Python object (engine/core/python_object_slot.h); reading a
-// Tensor argument is pybind11's usual reading of a bound class.
+// A Tensor reaches Python as its one Python object (engine/core/python_object_slot.h). Reading a
+// Tensor argument takes the handle straight from the object when it is a tensor (or of a subclass,
+// nn.Parameter): every op's arguments pass here, and pybind11's general reading looks the type up
+// in its tables each time. Anything else gets pybind11's reading (and its error).
+namespace ember::python {
+extern PyTypeObject* tensor_type;  // ember.Tensor, once bound (python_object.cpp)
+Tensor* tensor_held_by(PyObject* object);
+}  // namespace ember::python
 namespace pybind11::detail {
 template <>
 struct type_caster<ember::Tensor> : type_caster_base<ember::Tensor> {
+  bool load(handle source, bool convert) {
+    if (PyObject_TypeCheck(source.ptr(), ember::python::tensor_type)) {
+      value = ember::python::tensor_held_by(source.ptr());
+      return true;
+    }
+    return type_caster_base<ember::Tensor>::load(source, convert);
+  }
   static handle cast(const ember::Tensor& t, return_value_policy, handle) { return ember::python::python_object_of(t); }
   static handle cast(const ember::Tensor* t, return_value_policy, handle) {
     return t ? ember::python::python_object_of(*t) : none().release();

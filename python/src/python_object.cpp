@@ -9,13 +9,19 @@
 
 namespace ember::python {
 
+PyTypeObject* tensor_type = nullptr;
+
+// Read straight from pybind11's instance, as every tensor object has Tensor as its only C++ part.
+Tensor* tensor_held_by(PyObject* object) {
+  return reinterpret_cast<py::detail::instance*>(object)->get_value_and_holder().value_ptr<Tensor>();
+}
+
 namespace {
 
-PyTypeObject* tensor_type = nullptr;
 destructor pybind_dealloc = nullptr;
 
 // The Tensor handle a Python tensor object holds (undefined while the slot owns the object).
-Tensor& held_by(PyObject* object) { return py::handle(object).cast<Tensor&>(); }
+Tensor& held_by(PyObject* object) { return *tensor_held_by(object); }
 
 // Case 2 of python_object_slot.h: the object is about to be freed, but C++ still holds the tensor.
 // Gives the object one reference, owned by the slot, and drops the object's hold on the tensor.
@@ -63,7 +69,12 @@ py::handle python_object_of(const Tensor& t) {
     held_by(object) = t;
     return object;
   }
-  py::handle made = py::detail::type_caster_base<Tensor>::cast(t, py::return_value_policy::copy, {});
+  // A new object holding a copy of the handle, made with Tensor's type record found once (pybind11's
+  // usual cast looks it up by the C++ type's name on every call).
+  static const py::detail::type_info* tensor_record = py::detail::get_type_info(typeid(Tensor));
+  py::handle made = py::detail::type_caster_generic::cast(
+      &t, py::return_value_policy::copy, {}, tensor_record,
+      [](const void* handle) -> void* { return new Tensor(*static_cast<const Tensor*>(handle)); }, nullptr);
   slot.object = made.ptr();
   return made;
 }

@@ -62,14 +62,15 @@ void bind_saved_hooks(py::module_& m) {
       "_saved_tensors_hooks",
       [](const py::function& pack, const py::function& unpack) {
         return GuardScope<Hooks>{[pack = python_pack(pack), unpack = python_unpack(unpack)] {
-          return std::make_unique<Hooks>(pack, unpack);
-        }};
+                                   return std::make_unique<Hooks>(pack, unpack);
+                                 },
+                                 nullptr};
       },
       py::arg("pack_hook"), py::arg("unpack_hook"));
   m.def(
       "_disable_saved_tensors_hooks",
       [](const std::string& message) {
-        return GuardScope<Disable>{[message] { return std::make_unique<Disable>(message); }};
+        return GuardScope<Disable>{[message] { return std::make_unique<Disable>(message); }, nullptr};
       },
       py::arg("error_message"));
   m.attr("_autograd").attr("_saved_tensors_hooks_is_enabled") =
