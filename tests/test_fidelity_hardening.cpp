@@ -1,0 +1,34 @@
+// Silent wrong answers at the edges that issue 40's third reliability run found: integer ranges past
+// 2^53, bfloat16 matrix-vector rounding, the vectorised exp and log at subnormals and infinities,
+// pow's special exponents, and an in-place op on a view whose base came to require grad. Every
+// expected value and text is PyTorch 1.13's (tests/fixtures/fidelity.json,
+// tools/fixtures/fidelity_hardening.py).
+#include <catch2/catch.hpp>
+
+#include "fidelity_fixture.h"
+
+using namespace ember;
+using fidelity::case_named;
+
+namespace {
+const fixture::json& output(const std::string& name) { return case_named(name)["output"]; }
+constexpr int64_t kTwoTo53 = int64_t{1} << 53, kTwoTo60 = int64_t{1} << 60, kTwoTo62 = int64_t{1} << 62;
+}  // namespace
+
+TEST_CASE("an int64 arange is exact beyond the integers a double holds", "[fidelity][hardening]") {
+  // Computed in double, arange(2^53, 2^53 + 4) repeated values and the last two were empty.
+  CHECK(fixture::compare(arange(kTwoTo53, kTwoTo53 + 4), output("arange_int64_beyond_2_53")) == "");
+  CHECK(fixture::compare(arange(INT64_MAX - 1, INT64_MAX), output("arange_int64_at_its_max")) == "");
+  CHECK(fixture::compare(arange(kTwoTo60, kTwoTo60 + 5, 2), output("arange_int64_2_60_step_2")) == "");
+  CHECK(fixture::compare(arange(kTwoTo62, kTwoTo62 - 7, -3), output("arange_int64_negative_step")) == "");
+}
+
+TEST_CASE("an int64 arange takes its bounds and step truncated to int64", "[fidelity][hardening]") {
+  CHECK(fixture::compare(arange(0.5, 3.7, 1, kInt64), output("arange_int64_floating_bounds")) == "");
+  CHECK_THROWS_WITH(arange(0, 10, 0.5, kInt64), case_named("arange_int64_step_truncated_to_zero")["message"]);
+}
+
+TEST_CASE("an int64 arange it cannot hold is refused with PyTorch's texts", "[fidelity][hardening]") {
+  CHECK_THROWS_WITH(arange(INT64_MIN, INT64_MAX), case_named("arange_int64_whole_range")["message"]);
+  CHECK_THROWS_WITH(arange(0, 1e19, 1, kInt64), case_named("arange_int64_bound_too_large")["message"]);
+}
