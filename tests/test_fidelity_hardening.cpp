@@ -32,3 +32,27 @@ TEST_CASE("an int64 arange it cannot hold is refused with PyTorch's texts", "[fi
   CHECK_THROWS_WITH(arange(INT64_MIN, INT64_MAX), case_named("arange_int64_whole_range")["message"]);
   CHECK_THROWS_WITH(arange(0, 1e19, 1, kInt64), case_named("arange_int64_bound_too_large")["message"]);
 }
+
+TEST_CASE("a bfloat16 matrix times vector rounds each step only up to 4096 matrix elements", "[fidelity][hardening]") {
+  // Rounding every step, a sum of ones stops growing at 256; above 4096 elements PyTorch sums in
+  // float32 (oneDNN) and rounds once.
+  const Options bf16(kBFloat16);
+  CHECK(fixture::compare_exact(matmul(ones({8, 1024}, bf16), ones({1024}, bf16)), output("mv_bf16_8x1024_ones")) == "");
+  CHECK(fixture::compare_exact(matmul(ones({4, 1024}, bf16), ones({1024}, bf16)), output("mv_bf16_4x1024_ones")) == "");
+  CHECK(fixture::compare_exact(matmul(ones({5000}, bf16), ones({5000}, bf16)), output("dot_bf16_5000_ones")) == "");
+  CHECK(fixture::compare_exact(matmul(ones({4096}, bf16), ones({4096}, bf16)), output("dot_bf16_4096_ones")) == "");
+}
+
+TEST_CASE("a folded bfloat16 batch times vector and an autocast matmul follow the same rule", "[fidelity][hardening]") {
+  const Options bf16(kBFloat16);
+  CHECK(fixture::compare_exact(matmul(ones({2, 4, 1024}, bf16), ones({1024}, bf16)),
+                               output("matmul_bf16_3d_1d_ones")) == "");
+  AutocastGuard autocast(DeviceType::CPU);
+  CHECK(fixture::compare_exact(matmul(ones({8, 1024}), ones({1024})), output("matmul_autocast_8x1024_ones")) == "");
+}
+
+TEST_CASE("a large bfloat16 mv of other values sums in float32 as PyTorch's does", "[fidelity][hardening]") {
+  const fixture::json& expected = case_named("mv_bf16_8x1024_positive");
+  CHECK(fixture::compare(matmul(fixture::make(expected["matrix"]), fixture::make(expected["vector"])),
+                         expected["output"]) == "");
+}
