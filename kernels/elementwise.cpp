@@ -84,6 +84,12 @@ void sqrt_exact(T* out_data, const T* in_data, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out_data[i] = std::sqrt(in_data[i]);
 }
 
+// x^-0.5 as ATen's rsqrt computes it, 1 / sqrt(x), each step correctly rounded (it vectorises too).
+template <typename T>
+void reciprocal_sqrt(T* out_data, const T* in_data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out_data[i] = T(1) / std::sqrt(in_data[i]);
+}
+
 template <typename T>
 void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double exponent) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -106,7 +112,9 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
       if (exponent == 2) y = x * x;
       else if (exponent == 3) y = x * x * x;
       else if (exponent == 0.5) sqrt_exact(out_data, in_data, n);
+      else if (exponent == -0.5) reciprocal_sqrt(out_data, in_data, n);
       else if (exponent == -1) y = T(1) / x;
+      else if (exponent == -2) y = T(1) / (x * x);
       else y = x.pow(e);
       break;
     }

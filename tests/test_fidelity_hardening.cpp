@@ -56,3 +56,17 @@ TEST_CASE("a large bfloat16 mv of other values sums in float32 as PyTorch's does
   CHECK(fixture::compare(matmul(fixture::make(expected["matrix"]), fixture::make(expected["vector"])),
                          expected["output"]) == "");
 }
+
+TEST_CASE("pow to -0.5 and -2 computes rsqrt and 1 / (x * x) as ATen does, at the edges too", "[fidelity][hardening]") {
+  // pow(-0.0, -0.5) was +inf and pow(-inf, -0.5) 0, where 1 / sqrt(x) gives -inf and nan.
+  const Tensor x = fixture::make(case_named("pow_half_gradient_edges")["input"]);
+  CHECK(fixture::compare_exact(x.pow(-0.5), output("pow_minus_half_edges")) == "");
+  CHECK(fixture::compare_exact(x.pow(-2), output("pow_minus_two_edges")) == "");
+}
+
+TEST_CASE("the gradient of x ** 0.5 is -inf at -0.0 and nan at -inf, as PyTorch's", "[fidelity][hardening]") {
+  const fixture::json& expected = case_named("pow_half_gradient_edges");
+  const Tensor x = fixture::make(expected["input"]).requires_grad_();
+  x.pow(0.5).sum().backward();
+  CHECK(fixture::compare_exact(x.grad(), expected["grad"]) == "");
+}
