@@ -1,8 +1,10 @@
 // Row-wise (log-)softmax with Eigen: y = exp(x - max) / sum(exp(x - max)),
-// log y = (x - max) - log(sum(exp(x - max))).
+// log y = (x - max) - log(sum(exp(x - max))), exp exact at the edges (vectorised_math.h).
 #include "kernel_list.h"
 
 #include "eigen.h"
+
+#include "vectorised_math.h"
 
 namespace ember::kernels::cpu {
 
@@ -14,13 +16,12 @@ void rows_impl(T* out, const T* in, int64_t rows, int64_t n, bool log) {
     Eigen::Map<const Array> x(in + r * n, n);
     Eigen::Map<Array> y(out + r * n, n);
     const T max = x.maxCoeff();
-    y = x - max;
-    if (log) {
-      y -= std::log(y.exp().sum());
-    } else {
-      y = y.exp();
-      y /= y.sum();
-    }
+    y = (x - max).exp();  // then the inputs at the edges (-inf, NaN) by libm: vectorised_math.h
+    recompute_edges(
+        out + r * n, in + r * n, n, [max](T v, T) { return exp_is_accurate(v - max); },
+        [max](T v) { return std::exp(v - max); });
+    if (log) y = (x - max) - std::log(y.sum());
+    else y /= y.sum();
   }
 }
 }  // namespace

@@ -57,6 +57,25 @@ TEST_CASE("a large bfloat16 mv of other values sums in float32 as PyTorch's does
                          expected["output"]) == "");
 }
 
+TEST_CASE("the vectorised log is exact at subnormal inputs", "[fidelity][hardening]") {
+  // It clamped them to the smallest normal number: log(1e-40f) was -87.34, not -92.10.
+  CHECK(fixture::compare(log(full({64}, 1e-40)), output("log_subnormal_float32")) == "");
+  CHECK(fixture::compare(log(full({64}, 1e-310, kFloat64)), output("log_subnormal_float64")) == "");
+}
+
+TEST_CASE("the vectorised exp is exact below the normal range and near overflow", "[fidelity][hardening]") {
+  // float64 exp(-inf) was 5.6e-309; float32 results below the smallest normal were 0, and
+  // exp(88.72f) overflowed to inf.
+  CHECK(fixture::compare_exact(exp(full({64}, -INFINITY, kFloat64)), output("exp_minus_inf_float64")) == "");
+  CHECK(fixture::compare_exact(exp(full({64}, -100.0)), output("exp_below_normal_float32")) == "");
+  CHECK(fixture::compare(exp(full({64}, 88.72)), output("exp_near_overflow_float32")) == "");
+}
+
+TEST_CASE("softmax gives exact zeros where its input is -inf", "[fidelity][hardening]") {
+  const fixture::json& expected = case_named("softmax_masked_float64");
+  CHECK(fixture::compare_exact(softmax(fixture::make(expected["input"]), 0), expected["output"]) == "");
+}
+
 TEST_CASE("pow to -0.5 and -2 computes rsqrt and 1 / (x * x) as ATen does, at the edges too", "[fidelity][hardening]") {
   // pow(-0.0, -0.5) was +inf and pow(-inf, -0.5) 0, where 1 / sqrt(x) gives -inf and nan.
   const Tensor x = fixture::make(case_named("pow_half_gradient_edges")["input"]);
