@@ -89,3 +89,24 @@ TEST_CASE("the gradient of x ** 0.5 is -inf at -0.0 and nan at -inf, as PyTorch'
   x.pow(0.5).sum().backward();
   CHECK(fixture::compare_exact(x.grad(), expected["grad"]) == "");
 }
+
+TEST_CASE("an in-place op on a view whose base came to require grad is refused until its grad_fn is read",
+          "[fidelity][hardening]") {
+  // The view was made while nothing required grad, so it has no grad_fn; its base then required
+  // grad through copy_ into another view. PyTorch's C++ is_leaf() reads the grad_fn recorded so
+  // far, so the view counts as a leaf that requires grad; reading grad_fn rebuilds it.
+  for (const bool read_grad_fn_first : {false, true}) {
+    const fixture::json& expected = case_named(read_grad_fn_first ? "inplace_on_view_of_base_given_grad_after_grad_fn"
+                                                                  : "inplace_on_view_of_base_given_grad");
+    Tensor base = zeros({4});
+    Tensor view = base.narrow(0, 0, 2);
+    base.narrow(0, 2, 2).copy_(ones({2}, Options().requires_grad()));
+    if (read_grad_fn_first) view.grad_fn();
+    if (expected["message"].is_null()) {
+      view.div_(full({2}, 2.0));
+      CHECK(view.grad_fn()->name() == expected["grad_fn"].get<std::string>());
+    } else {
+      CHECK_THROWS_WITH(view.div_(full({2}, 2.0)), expected["message"].get<std::string>());
+    }
+  }
+}
