@@ -86,12 +86,23 @@ Pool& pool() {
   return *the_pool;
 }
 
-// A new block of block_size bytes for a request of nbytes. The error is PyTorch's text without its
-// "[enforce fail at alloc_cpu.cpp:75] err == 0. " prefix (c10's file and line); malloc fails only
-// with ENOMEM.
+void* take_from_os(int64_t block_size) {
+  return kCaching ? std::aligned_alloc(kAlignment, static_cast<size_t>(block_size))
+                  : std::malloc(static_cast<size_t>(block_size));
+}
+
+// A new block of block_size bytes for a request of nbytes. When the OS has none, the cached blocks
+// are given back and the request made once more, as PyTorch's CUDA caching allocator frees its
+// cache and retries before it reports out of memory: up to 1 GiB of freed blocks may be cached,
+// and with nothing in use a request must not fail because of them. The error is PyTorch's text
+// without its "[enforce fail at alloc_cpu.cpp:75] err == 0. " prefix (c10's file and line);
+// malloc fails only with ENOMEM.
 void* from_os(int64_t block_size, int64_t nbytes) {
-  void* block = kCaching ? std::aligned_alloc(kAlignment, static_cast<size_t>(block_size))
-                         : std::malloc(static_cast<size_t>(block_size));
+  void* block = take_from_os(block_size);
+  if (block == nullptr && kCaching) {
+    empty();
+    block = take_from_os(block_size);
+  }
   EMBER_CHECK(block != nullptr, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
               " bytes. Error code ", ENOMEM, " (", std::strerror(ENOMEM), ")");
   return block;
