@@ -63,3 +63,12 @@ TEST_CASE("an allocation the cached blocks stand in the way of empties the cache
   }
   empty_cache();
 }
+
+TEST_CASE("a product with almost no address space left raises the out-of-memory error", "[core][memory][allocator]") {
+  // Issue 40's E9: with 512 KiB or less left, mm segfaulted inside oneDNN's primitive creation. A
+  // shape no other case uses, so that its primitive has not been built yet in this process.
+  const Tensor a = ones({37, 53}), b = ones({53, 41});
+  empty_cache();
+  AddressSpaceCap cap(256 * 1024);
+  CHECK_THROWS_WITH(mm(a, b), Catch::StartsWith("DefaultCPUAllocator: can't allocate memory: you tried to allocate"));
+}

@@ -167,6 +167,8 @@ void empty() {
   for (void* block : to_free) std::free(block);
 }
 
+void check_available(int64_t nbytes) { std::free(from_os(nbytes, nbytes)); }
+
 cuda::MemoryStats stats() {
   std::lock_guard<SpinLock> lock(pool().mutex);
   return pool().stats;
