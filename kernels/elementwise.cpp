@@ -93,27 +93,26 @@ void reciprocal_sqrt(T* out_data, const T* in_data, int64_t n) {
 }
 
 // exp, log and sigmoid (through exp): Eigen's vectorised forms, then the inputs at their edges again
-// by libm, as Eigen's scalar code computes them (vectorised_math.h), a chunk at a time.
+// by libm, as Eigen's scalar code computes them (vectorised_math.h).
 template <typename T>
 void exact_at_edges(UnaryOp op, T* out_data, const T* in_data, int64_t n) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  in_chunks(out_data, in_data, n, [op](T* out, const T* in, int64_t count) {
-    Eigen::Map<const Array> x(in, count);
-    Eigen::Map<Array> y(out, count);
-    if (op == UnaryOp::Exp) {
-      y = x.exp();
-      recompute_edges(
-          out, in, count, [](T v, T) { return exp_is_accurate(v); }, [](T v) { return std::exp(v); });
-    } else if (op == UnaryOp::Log) {
-      y = x.log();
-      recompute_edges(
-          out, in, count, [](T v, T) { return log_is_accurate(v); }, [](T v) { return std::log(v); });
-    } else {
-      y = T(1) / (T(1) + (-x).exp());
-      recompute_edges(
-          out, in, count, [](T v, T) { return exp_is_accurate(-v); }, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
-    }
-  });
+  auto x = [](const T* in, int64_t count) { return Eigen::Map<const Array>(in, count); };
+  auto y = [](T* out, int64_t count) { return Eigen::Map<Array>(out, count); };
+  if (op == UnaryOp::Exp) {
+    vectorised_exact_at_edges(
+        out_data, in_data, n, [&](T* out, const T* in, int64_t count) { y(out, count) = x(in, count).exp(); },
+        [](T v, T) { return exp_is_accurate(v); }, [](T v) { return std::exp(v); });
+  } else if (op == UnaryOp::Log) {
+    vectorised_exact_at_edges(
+        out_data, in_data, n, [&](T* out, const T* in, int64_t count) { y(out, count) = x(in, count).log(); },
+        [](T v, T) { return log_is_accurate(v); }, [](T v) { return std::log(v); });
+  } else {
+    vectorised_exact_at_edges(
+        out_data, in_data, n,
+        [&](T* out, const T* in, int64_t count) { y(out, count) = T(1) / (T(1) + (-x(in, count)).exp()); },
+        [](T v, T) { return exp_is_accurate(-v); }, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
+  }
 }
 
 // x^e for any other exponent: Eigen's vectorised pow, then every result that is not a finite,
@@ -122,12 +121,13 @@ void exact_at_edges(UnaryOp op, T* out_data, const T* in_data, int64_t n) {
 template <typename T>
 void pow_exact_at_edges(T* out_data, const T* in_data, int64_t n, T e) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  in_chunks(out_data, in_data, n, [e](T* out, const T* in, int64_t count) {
-    Eigen::Map<Array>(out, count) = Eigen::Map<const Array>(in, count).pow(e);
-    recompute_edges(
-        out, in, count, [](T, T y) { return (std::fabs(y) < std::numeric_limits<T>::infinity()) & (y != T(0)); },
-        [e](T v) { return std::pow(v, e); });
-  });
+  vectorised_exact_at_edges(
+      out_data, in_data, n,
+      [e](T* out, const T* in, int64_t count) {
+        Eigen::Map<Array>(out, count) = Eigen::Map<const Array>(in, count).pow(e);
+      },
+      [](T, T y) { return (std::fabs(y) < std::numeric_limits<T>::infinity()) & (y != T(0)); },
+      [e](T v) { return std::pow(v, e); });
 }
 
 template <typename T>

@@ -16,10 +16,12 @@ void rows_impl(T* out, const T* in, int64_t rows, int64_t n, bool log) {
     Eigen::Map<const Array> x(in + r * n, n);
     Eigen::Map<Array> y(out + r * n, n);
     const T max = x.maxCoeff();
-    y = (x - max).exp();  // then the inputs at the edges (-inf, NaN) by libm: vectorised_math.h
-    recompute_edges(
-        out + r * n, in + r * n, n, [max](T v, T) { return exp_is_accurate(v - max); },
-        [max](T v) { return std::exp(v - max); });
+    y = (x - max).exp();
+    // Eigen's exp is wrong only far below 0 here (vectorised_math.h): when the smallest x - max lies
+    // there (a -inf mask, say), those elements are done again by libm. A NaN makes the row NaN.
+    if (!exp_is_accurate(x.minCoeff() - max)) [[unlikely]]
+      for (int64_t i = 0; i < n; ++i)
+        if (!exp_is_accurate(x[i] - max)) y[i] = std::exp(x[i] - max);
     if (log) y = (x - max) - std::log(y.sum());
     else y /= y.sum();
   }
