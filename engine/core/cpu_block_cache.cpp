@@ -96,8 +96,9 @@ void* take_from_os(int64_t block_size) {
 // cache and retries before it reports out of memory: up to 1 GiB of freed blocks may be cached,
 // and with nothing in use a request must not fail because of them. The error is PyTorch's text
 // without its "[enforce fail at alloc_cpu.cpp:75] err == 0. " prefix (c10's file and line);
-// malloc fails only with ENOMEM.
-void* from_os(int64_t block_size, int64_t nbytes) {
+// malloc fails only with ENOMEM. Cold and out of line: allocate()'s cache hit is on every op's path,
+// and with this retry inlined into it that path's code grew.
+[[gnu::cold, gnu::noinline]] void* from_os(int64_t block_size, int64_t nbytes) {
   void* block = take_from_os(block_size);
   if (block == nullptr && kCaching) {
     empty();
