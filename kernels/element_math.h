@@ -93,11 +93,16 @@ EMBER_HOST_DEVICE T unary_formula(UnaryOp op, T x, double exponent) {
     case UnaryOp::Relu: return x < T(0) ? T(0) : x;  // keeps NaN, as torch.relu
     case UnaryOp::Sigmoid: return T(1) / (T(1) + exp(-x));
     case UnaryOp::Tanh: return tanh(x);
+    // PyTorch's special exponents, each computed as ATen does rather than by pow(), whose edge
+    // values differ: x^-0.5 is rsqrt, 1 / sqrt(x) (-inf at -0.0 and NaN at -inf, where pow gives
+    // +inf and 0), x^-2 is 1 / (x * x).
     case UnaryOp::Pow:
       if (exponent == 2) return x * x;
       if (exponent == 3) return x * x * x;
       if (exponent == 0.5) return sqrt(x);
+      if (exponent == -0.5) return T(1) / sqrt(x);
       if (exponent == -1) return T(1) / x;
+      if (exponent == -2) return T(1) / (x * x);
       return pow(x, static_cast<T>(exponent));
     case UnaryOp::Sign: return T((T(0) < x) - (x < T(0)));           // PyTorch's: 0 for NaN, +0 for -0
     case UnaryOp::Abs: return x < T(0) ? -x : x == T(0) ? T(0) : x;  // +0 for -0, NaN stays NaN

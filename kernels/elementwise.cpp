@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "convert.h"
 #include "element_math.h"
 #include "loops.h"
 #include "parallel.h"
+#include "vectorised_math.h"
 #include "visit_dtype.h"
 
 namespace ember::kernels::cpu {
@@ -84,6 +86,50 @@ void sqrt_exact(T* out_data, const T* in_data, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out_data[i] = std::sqrt(in_data[i]);
 }
 
+// x^-0.5 as ATen's rsqrt computes it, 1 / sqrt(x), each step correctly rounded (it vectorises too).
+template <typename T>
+void reciprocal_sqrt(T* out_data, const T* in_data, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out_data[i] = T(1) / std::sqrt(in_data[i]);
+}
+
+// exp, log and sigmoid (through exp): Eigen's vectorised forms, then the inputs at their edges again
+// by libm, as Eigen's scalar code computes them (vectorised_math.h).
+template <typename T>
+void exact_at_edges(UnaryOp op, T* out_data, const T* in_data, int64_t n) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  auto x = [](const T* in, int64_t count) { return Eigen::Map<const Array>(in, count); };
+  auto y = [](T* out, int64_t count) { return Eigen::Map<Array>(out, count); };
+  if (op == UnaryOp::Exp) {
+    vectorised_exact_at_edges(
+        out_data, in_data, n, [&](T* out, const T* in, int64_t count) { y(out, count) = x(in, count).exp(); },
+        [](T v, T) { return exp_is_accurate(v); }, [](T v) { return std::exp(v); });
+  } else if (op == UnaryOp::Log) {
+    vectorised_exact_at_edges(
+        out_data, in_data, n, [&](T* out, const T* in, int64_t count) { y(out, count) = x(in, count).log(); },
+        [](T v, T) { return log_is_accurate(v); }, [](T v) { return std::log(v); });
+  } else {
+    vectorised_exact_at_edges(
+        out_data, in_data, n,
+        [&](T* out, const T* in, int64_t count) { y(out, count) = T(1) / (T(1) + (-x(in, count)).exp()); },
+        [](T v, T) { return exp_is_accurate(-v); }, [](T v) { return T(1) / (T(1) + std::exp(-v)); });
+  }
+}
+
+// x^e for any other exponent: Eigen's vectorised pow, then every result that is not a finite,
+// non-zero number again by libm: Eigen drops the sign of a zero or infinite power of a negative
+// number (pow(-0.0, 7) is -0.0 and pow(-0.0, -7) -inf; Eigen gave +0.0 and +inf).
+template <typename T>
+void pow_exact_at_edges(T* out_data, const T* in_data, int64_t n, T e) {
+  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
+  vectorised_exact_at_edges(
+      out_data, in_data, n,
+      [e](T* out, const T* in, int64_t count) {
+        Eigen::Map<Array>(out, count) = Eigen::Map<const Array>(in, count).pow(e);
+      },
+      [](T, T y) { return (std::fabs(y) < std::numeric_limits<T>::infinity()) & (y != T(0)); },
+      [e](T v) { return std::pow(v, e); });
+}
+
 template <typename T>
 void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double exponent) {
   using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
@@ -94,20 +140,22 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
     case UnaryOp::Neg:
       for (int64_t i = 0; i < n; ++i) out_data[i] = -in_data[i];
       break;
-    case UnaryOp::Exp: y = x.exp(); break;
-    case UnaryOp::Log: y = x.log(); break;
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Sigmoid: exact_at_edges(op, out_data, in_data, n); break;
     case UnaryOp::Sqrt: sqrt_exact(out_data, in_data, n); break;
     // relu keeps NaN (max(NaN, 0) would drop it), as torch.relu does.
     case UnaryOp::Relu: y = (x < T(0)).select(T(0), x); break;
-    case UnaryOp::Sigmoid: y = T(1) / (T(1) + (-x).exp()); break;
     case UnaryOp::Tanh: y = x.tanh(); break;
     case UnaryOp::Pow: {
       const T e = static_cast<T>(exponent);
       if (exponent == 2) y = x * x;
       else if (exponent == 3) y = x * x * x;
       else if (exponent == 0.5) sqrt_exact(out_data, in_data, n);
+      else if (exponent == -0.5) reciprocal_sqrt(out_data, in_data, n);
       else if (exponent == -1) y = T(1) / x;
-      else y = x.pow(e);
+      else if (exponent == -2) y = T(1) / (x * x);
+      else pow_exact_at_edges(out_data, in_data, n, e);
       break;
     }
     // Ops without a vectorised form here: the shared formula, element by element.

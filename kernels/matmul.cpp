@@ -31,6 +31,7 @@
 #include "core/size_arithmetic.h"
 #include "core/storage.h"
 #include "packed_weights.h"
+#include "room_for_onednn.h"
 
 namespace ember::kernels::cpu {
 
@@ -89,6 +90,7 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
 
+  check_room_for_onednn();
   dnnl::memory::desc bias_desc;
   if (bias.defined())
     bias_desc = dnnl::memory::desc({1, 1, out.size(2)}, dnnl_type(bias.dtype()), {out.size(2), out.size(2), 1});
@@ -156,7 +158,10 @@ void gemm_onednn(const Tensor& out, const Tensor& a, const Tensor& b, double alp
   if (bias.defined()) product.bias.set_data_handle(bias.raw_data());
   const WeightsMemory weights =
       weights_memory(b, product.weights, product.weights_desc, product.preferred_weights, cpu_engine(), stream);
-  if (weights.packed && !product.packed) product.packed = dnnl::matmul(product.packed_desc);
+  if (weights.packed && !product.packed) {
+    check_room_for_onednn();
+    product.packed = dnnl::matmul(product.packed_desc);
+  }
   product.arguments[DNNL_ARG_WEIGHTS] = weights.memory;
   (weights.packed ? product.packed : product.plain).execute(stream, product.arguments);
   stream.wait();
@@ -199,6 +204,7 @@ void gemm_widened(const Tensor& out, const Tensor& a, const Tensor& b, double al
 
 bool onednn_has_bf16() {
   static const bool has = [] {
+    check_room_for_onednn();
     try {
       dnnl::memory::desc desc({1, 1, 1}, dnnl::memory::data_type::bf16, {1, 1, 1});
       dnnl::matmul::primitive_desc(dnnl::matmul::desc(desc, desc, desc), cpu_engine());

@@ -1,8 +1,10 @@
 // Row-wise (log-)softmax with Eigen: y = exp(x - max) / sum(exp(x - max)),
-// log y = (x - max) - log(sum(exp(x - max))).
+// log y = (x - max) - log(sum(exp(x - max))), exp exact at the edges (vectorised_math.h).
 #include "kernel_list.h"
 
 #include "eigen.h"
+
+#include "vectorised_math.h"
 
 namespace ember::kernels::cpu {
 
@@ -14,13 +16,14 @@ void rows_impl(T* out, const T* in, int64_t rows, int64_t n, bool log) {
     Eigen::Map<const Array> x(in + r * n, n);
     Eigen::Map<Array> y(out + r * n, n);
     const T max = x.maxCoeff();
-    y = x - max;
-    if (log) {
-      y -= std::log(y.exp().sum());
-    } else {
-      y = y.exp();
-      y /= y.sum();
-    }
+    y = (x - max).exp();
+    // Eigen's exp is wrong only far below 0 here (vectorised_math.h): when the smallest x - max lies
+    // there (a -inf mask, say), those elements are done again by libm. A NaN makes the row NaN.
+    if (!exp_is_accurate(x.minCoeff() - max)) [[unlikely]]
+      for (int64_t i = 0; i < n; ++i)
+        if (!exp_is_accurate(x[i] - max)) y[i] = std::exp(x[i] - max);
+    if (log) y = (x - max) - std::log(y.sum());
+    else y /= y.sum();
   }
 }
 }  // namespace

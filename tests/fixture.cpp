@@ -102,6 +102,15 @@ std::string compare_within(const Tensor& actual, const json& expected, bool exac
     why << "dtype " << to_string(actual.dtype()) << " != expected " << to_string(dtype);
     return why.str();
   }
+  if (dtype == kInt64) {  // as int64: a double holds every integer only up to 2^53
+    const std::vector<int64_t> got = actual.to_vector<int64_t>();
+    for (size_t i = 0; i < got.size(); ++i)
+      if (got[i] != expected["data"][i].get<int64_t>()) {
+        why << "element " << i << ": " << got[i] << " != expected " << expected["data"][i].get<int64_t>();
+        return why.str();
+      }
+    return "";
+  }
   const std::vector<double> got = actual.to_vector<double>();
   double rtol = 0, atol = 0;
   if (!exact && dtype == kFloat32) rtol = 1e-5, atol = 1e-6;

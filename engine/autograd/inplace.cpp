@@ -86,7 +86,11 @@ void check_inplace(const Tensor& self, bool any_requires_grad) {
     EMBER_CHECK(!self.requires_grad() || !meta->view_base.is_leaf(),
                 "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
-  EMBER_CHECK(!self.requires_grad() || !self.is_leaf(),
+  // A leaf here is what PyTorch's C++ is_leaf() reads: no grad_fn recorded yet. A view whose base
+  // came to require grad after the view was made has none until its grad_fn is read (which
+  // rebuilds it, record.cpp), so until then it counts as a leaf and is refused, as in PyTorch.
+  const bool leaf = !meta || !meta->grad_fn;
+  EMBER_CHECK(!self.requires_grad() || !leaf,
               "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 

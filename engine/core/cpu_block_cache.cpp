@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <sys/mman.h>
 #include <thread>
 #include <unordered_map>
 #include <vector>
@@ -86,15 +87,42 @@ Pool& pool() {
   return *the_pool;
 }
 
-// A new block of block_size bytes for a request of nbytes. The error is PyTorch's text without its
-// "[enforce fail at alloc_cpu.cpp:75] err == 0. " prefix (c10's file and line); malloc fails only
-// with ENOMEM.
-void* from_os(int64_t block_size, int64_t nbytes) {
-  void* block = kCaching ? std::aligned_alloc(kAlignment, static_cast<size_t>(block_size))
-                         : std::malloc(static_cast<size_t>(block_size));
-  EMBER_CHECK(block != nullptr, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
+void* take_from_os(int64_t block_size) {
+  return kCaching ? std::aligned_alloc(kAlignment, static_cast<size_t>(block_size))
+                  : std::malloc(static_cast<size_t>(block_size));
+}
+
+// The out-of-memory error unless `given`: PyTorch's text without its "[enforce fail at
+// alloc_cpu.cpp:75] err == 0. " prefix (c10's file and line); malloc fails only with ENOMEM.
+void check_given(bool given, int64_t nbytes) {
+  EMBER_CHECK(given, "DefaultCPUAllocator: can't allocate memory: you tried to allocate ", nbytes,
               " bytes. Error code ", ENOMEM, " (", std::strerror(ENOMEM), ")");
+}
+
+// A new block of block_size bytes for a request of nbytes. When the OS has none, the cached blocks
+// are given back and the request made once more, as PyTorch's CUDA caching allocator frees its
+// cache and retries before it reports out of memory: up to 1 GiB of freed blocks may be cached,
+// and with nothing in use a request must not fail because of them. Cold and out of line:
+// allocate()'s cache hit is on every op's path, and with this retry inlined into it that path's
+// code grew.
+[[gnu::cold, gnu::noinline]] void* from_os(int64_t block_size, int64_t nbytes) {
+  void* block = take_from_os(block_size);
+  if (block == nullptr && kCaching) {
+    empty();
+    block = take_from_os(block_size);
+  }
+  check_given(block != nullptr, nbytes);
   return block;
+}
+
+// Whether nbytes of address space can be mapped now: mapped and unmapped at once, never touched.
+// Asked of the OS itself, not of malloc, which may hand out a free chunk it already holds.
+bool can_map(int64_t nbytes) {
+  void* range =
+      mmap(nullptr, static_cast<size_t>(nbytes), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (range == MAP_FAILED) return false;
+  munmap(range, static_cast<size_t>(nbytes));
+  return true;
 }
 
 }  // namespace
@@ -154,6 +182,12 @@ void empty() {
     p.cached_bytes = 0;
   }
   for (void* block : to_free) std::free(block);
+}
+
+void check_available(int64_t nbytes) {
+  if (can_map(nbytes)) return;
+  empty();
+  check_given(can_map(nbytes), nbytes);
 }
 
 cuda::MemoryStats stats() {

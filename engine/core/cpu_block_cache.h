@@ -32,4 +32,9 @@ void reset_peak_stats();
 // Returns every cached block to the OS.
 void empty();
 
+// Throws the out-of-memory error allocate() would throw unless nbytes of address space can be had
+// from the OS now, emptying the cache first if need be; keeps nothing. For a caller about to run a
+// library that maps memory for itself and crashes when it cannot (oneDNN, kernels/room_for_onednn.h).
+void check_available(int64_t nbytes);
+
 }  // namespace ember::cpu_block_cache

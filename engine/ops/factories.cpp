@@ -86,20 +86,51 @@ Tensor empty_strided(const Dims& sizes, const Dims& strides, Options options) {
 
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }
 
-Tensor arange(Scalar start, Scalar end, Scalar step, Options options) {
-  const bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
-  // With no explicit dtype, integer bounds give int64 as in torch.arange.
-  if (!floating && !options.has_dtype) options.dtype_ = kInt64;
+namespace {
+// arange's checks, in PyTorch's order and texts, on its bounds as the result's type computes them.
+template <typename T>
+void check_range(T start, T end, T step) {
+  EMBER_CHECK(step != 0, "step must be nonzero");
+  EMBER_CHECK(std::isfinite(static_cast<double>(start)) && std::isfinite(static_cast<double>(end)),
+              "unsupported range: ", start, " -> ", end);
+  EMBER_CHECK((step > 0 && end >= start) || (step < 0 && end <= start),
+              "upper bound and larger bound inconsistent with step sign");
+}
+
+// An int64 range is computed in int64, as PyTorch's is: a double holds every integer only up to
+// 2^53, so arange(2^53, 2^53 + 4) in double repeated values and arange(2^60, 2^60 + 5, 2) came out
+// empty. The count is ceil((end - start) / step), taken in 128 bits where end - start overflows.
+Tensor int64_range(Scalar start_scalar, Scalar end_scalar, Scalar step_scalar) {
+  const int64_t start = start_scalar.to<int64_t>(), end = end_scalar.to<int64_t>(), step = step_scalar.to<int64_t>();
+  check_range(start, end, step);
+  const __int128 span = static_cast<__int128>(end) - start;
+  const __int128 count = (span + step - (step > 0 ? 1 : -1)) / step;
+  EMBER_CHECK(count <= INT64_MAX, "invalid size, possible overflow?");
+  Tensor values = internal::new_empty({static_cast<int64_t>(count)}, kInt64);
+  int64_t* v = values.data_ptr<int64_t>();
+  for (int64_t i = 0; i < count; ++i) v[i] = static_cast<int64_t>(start + static_cast<__int128>(step) * i);
+  return values;
+}
+
+// A floating range is computed in double and then rounded to the result's dtype.
+Tensor double_range(Scalar start, Scalar end, Scalar step) {
   const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  EMBER_CHECK(st != 0, "step must be nonzero");
-  EMBER_CHECK(std::isfinite(s) && std::isfinite(e), "unsupported range: ", s, " -> ", e);
-  EMBER_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), "upper bound and larger bound inconsistent with step sign");
+  check_range(s, e, st);
   const double count_exact = std::ceil((e - s) / st);
   EMBER_CHECK(count_exact < 9223372036854775808.0, "invalid size, possible overflow?");  // below 2^63: fits int64
   const int64_t count = static_cast<int64_t>(count_exact);
   Tensor values = internal::new_empty({count}, kFloat64);
   double* v = values.data_ptr<double>();
   for (int64_t i = 0; i < count; ++i) v[i] = s + st * static_cast<double>(i);
+  return values;
+}
+}  // namespace
+
+Tensor arange(Scalar start, Scalar end, Scalar step, Options options) {
+  const bool floating = start.is_floating_point() || end.is_floating_point() || step.is_floating_point();
+  // With no explicit dtype, integer bounds give int64 as in torch.arange.
+  if (!floating && !options.has_dtype) options.dtype_ = kInt64;
+  Tensor values = options.dtype_ == kInt64 ? int64_range(start, end, step) : double_range(start, end, step);
   return finish_factory(internal::converted(values, options.dtype_), options);
 }
 

@@ -24,10 +24,10 @@ Tensor as_batch(const Tensor& t) {
                                              t.dtype()));
 }
 
-// matrix @ vector for bfloat16 on the CPU, as PyTorch 1.13 computes its dot and mv there (dot_naive,
-// gemv's loops): in order, each product and each running sum rounded to bfloat16. Its mm (and
-// oneDNN) sum in float32 instead, so a bfloat16 dot of 100 terms can differ by a few units in the
-// last place. The plain loop is the semantics, not a slow path: PyTorch runs the same loop.
+// matrix @ vector for bfloat16 on the CPU, as PyTorch 1.13 computes its small dot and mv there
+// (dot_naive, gemv's loops): in order, each product and each running sum rounded to bfloat16. Its
+// mm (and oneDNN) sum in float32 instead, so a bfloat16 dot of 100 terms can differ by a few units
+// in the last place. The plain loop is the semantics, not a slow path: PyTorch runs the same loop.
 Tensor bfloat16_rows_times_vector(const Tensor& matrix, const Tensor& vector) {
   Tensor out = internal::new_empty({matrix.size(0)}, kBFloat16);
   const BFloat16 *m = matrix.data_ptr<BFloat16>(), *v = vector.data_ptr<BFloat16>();
@@ -42,7 +42,14 @@ Tensor bfloat16_rows_times_vector(const Tensor& matrix, const Tensor& vector) {
   }
   return out;
 }
-bool rounds_each_step(const Tensor& t) { return t.dtype() == kBFloat16 && t.device().is_cpu(); }
+// Whether PyTorch rounds a bfloat16 dot or mv at each step: only while the matrix (or vector) has
+// at most 16^3 = 4096 elements. Above that it hands the product to oneDNN (use_mkldnn_bf16_matmul's
+// checksize, on a CPU with AVX-512 as the fixtures' machines have), which sums in float32 and rounds
+// once: mv(ones({8, 1024}), ones({1024})) is 1024 per row, where rounding each step stops at 256.
+bool rounds_each_step(const Tensor& matrix_or_vector) {
+  return matrix_or_vector.dtype() == kBFloat16 && matrix_or_vector.device().is_cpu() &&
+         matrix_or_vector.numel() <= 16 * 16 * 16;
+}
 
 // A matrix as a batch of one; a batch as it is.
 Tensor batched(const Tensor& t) { return t.dim() == 2 ? as_batch(t) : t; }

@@ -54,6 +54,24 @@ std::string format_printf(const char* format, double value) {
   return buffer;
 }
 
+// One element as printed: a floating value as a double, an integer or bool exactly, as an int64 (a
+// double holds every integer only up to 2^53, and 2^53 + 1 would print as 9007199254740992).
+struct Element {
+  double real = 0;
+  int64_t integer = 0;
+};
+
+// The elements of a 0-d or 1-d tensor, in order.
+std::vector<Element> elements_of(const Tensor& t) {
+  std::vector<Element> elements;
+  if (t.is_floating_point()) {
+    for (double v : t.to_vector<double>()) elements.push_back({v, 0});
+  } else {
+    for (int64_t v : t.to_vector<int64_t>()) elements.push_back({0, v});
+  }
+  return elements;
+}
+
 // One number format for every element, chosen from the (summarised) values.
 struct Formatter {
   bool floating = false;
@@ -62,14 +80,14 @@ struct Formatter {
   size_t width = 1;
   DType dtype;
 
-  Formatter(const std::vector<double>& values, DType dtype) : floating(is_floating_point(dtype)), dtype(dtype) {
+  Formatter(const std::vector<Element>& values, DType dtype) : floating(is_floating_point(dtype)), dtype(dtype) {
     if (!floating) {
-      for (double v : values) width = std::max(width, plain(v).size());
+      for (const Element& e : values) width = std::max(width, plain(e.integer).size());
       return;
     }
     std::vector<double> finite;
-    for (double v : values)
-      if (std::isfinite(v) && v != 0) finite.push_back(std::fabs(v));
+    for (const Element& e : values)
+      if (std::isfinite(e.real) && e.real != 0) finite.push_back(std::fabs(e.real));
     if (finite.empty()) return;
     double lo = finite[0], hi = finite[0];
     for (double v : finite) {
@@ -82,7 +100,8 @@ struct Formatter {
     } else {
       sci_mode = hi / lo > 1000. || hi > 1.e8 || lo < 1.e-4;
     }
-    for (double v : values) {
+    for (const Element& e : values) {
+      const double v = e.real;
       if (!std::isfinite(v) || v == 0) continue;
       if (sci_mode) width = std::max(width, format_printf("%.*e", v).size());
       else if (int_mode) width = std::max(width, format_printf("%.0f", v).size() + 1);
@@ -90,14 +109,15 @@ struct Formatter {
     }
   }
 
-  std::string plain(double v) const {
+  std::string plain(int64_t v) const {
     if (dtype == kBool) return v != 0 ? "True" : "False";
-    return std::to_string(static_cast<int64_t>(v));
+    return std::to_string(v);
   }
 
-  std::string format(double v) const {
+  std::string format(const Element& e) const {
+    const double v = e.real;
     std::string text;
-    if (!floating) text = plain(v);
+    if (!floating) text = plain(e.integer);
     else if (std::isnan(v)) text = "nan";
     else if (std::isinf(v)) text = v > 0 ? "inf" : "-inf";
     else if (sci_mode) text = format_printf("%.*e", v);
@@ -123,12 +143,12 @@ std::vector<int64_t> shown_indices(int64_t n, bool summarize) {
 }
 
 // The elements the formatter looks at: all of them, or only the shown ones when summarising.
-void collect(const Tensor& t, bool summarize, std::vector<double>& out) {
+void collect(const Tensor& t, bool summarize, std::vector<Element>& out) {
   if (t.dim() == 0) {
-    out.push_back(t.item<double>());
+    out.push_back(elements_of(t)[0]);
     return;
   }
-  const std::vector<double> row = t.dim() == 1 ? t.to_vector<double>() : std::vector<double>();
+  const std::vector<Element> row = t.dim() == 1 ? elements_of(t) : std::vector<Element>();
   for (int64_t i : shown_indices(t.size(0), summarize)) {
     if (i == kEllipsis) continue;
     if (t.dim() == 1) out.push_back(row[i]);
@@ -140,7 +160,7 @@ std::string vector_str(const Tensor& t, int indent, bool summarize, const Format
   const int element_length = static_cast<int>(formatter.width) + 2;
   const int per_line = std::max(1, (kLineWidth - indent) / element_length);
   std::vector<std::string> data;
-  const std::vector<double> values = t.to_vector<double>();
+  const std::vector<Element> values = elements_of(t);
   for (int64_t i : shown_indices(t.size(0), summarize))
     data.push_back(i == kEllipsis ? " ..." : formatter.format(values[i]));
   std::string out = "[";
@@ -152,7 +172,7 @@ std::string vector_str(const Tensor& t, int indent, bool summarize, const Format
 }
 
 std::string tensor_str(const Tensor& t, int indent, bool summarize, const Formatter& formatter) {
-  if (t.dim() == 0) return formatter.format(t.item<double>());
+  if (t.dim() == 0) return formatter.format(elements_of(t)[0]);
   if (t.dim() == 1) return vector_str(t, indent, summarize, formatter);
   std::vector<std::string> slices;
   for (int64_t i : shown_indices(t.size(0), summarize))
@@ -197,7 +217,7 @@ std::string Tensor::str() const {
   } else {
     if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) suffixes.push_back("dtype=" + to_string(dtype()));
     const bool summarize = numel() > kThreshold;
-    std::vector<double> values;
+    std::vector<Element> values;
     collect(plain, summarize, values);
     Formatter formatter(values, dtype());
     body = tensor_str(plain, indent, summarize, formatter);
