@@ -98,8 +98,8 @@ struct Rsub : FunctionalOp {  // b - a
   static Tensor compute(const Tensor& a, Scalar b) {
     elementwise::check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
     const DType result = internal::result_type(a, b);
-    return elementwise::compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1,
-                                       result);
+    const Tensor number = internal::scalar(b, internal::compute_dtype(result), a.device());
+    return elementwise::compute_binary(BinaryOp::Sub, number, a, 1, result);
   }
   static RsubBackward1 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
 };
@@ -202,7 +202,7 @@ struct Compare : FunctionalOp {
                                                             : "aten::ge";
   static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::compare(op, a, b); }
   static Tensor compute(const Tensor& a, Scalar b) {
-    return elementwise::compare(op, a, internal::scalar(b, internal::result_type(a, b)));
+    return elementwise::compare(op, a, internal::scalar(b, internal::result_type(a, b), a.device()));
   }
 };
 
@@ -213,15 +213,16 @@ struct Where : FunctionalOp {
                 "where expected condition to be a boolean tensor, but got a tensor with "
                 "dtype ",
                 scalar_type_name(condition.dtype()));
-    internal::check_same_device(condition, a);
-    internal::check_same_device(a, b);
+    const Device device = internal::common_device({condition, a, b});
+    if (condition.device() != device || a.device() != device || b.device() != device) [[unlikely]]  // by value
+      return compute(internal::on_device(condition, device), internal::on_device(a, device),
+                     internal::on_device(b, device));
     const DType result = internal::result_type(a, b);
     const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), a.sizes()), b.sizes());  // PyTorch's order
-    Tensor out = internal::new_elementwise_output(shape, result, a.device(), condition, a, b);
-    kernels::on(out.device())
-        .where(out, internal::broadcast_to(condition, shape),
-               internal::broadcast_to(internal::converted(a, result), shape),
-               internal::broadcast_to(internal::converted(b, result), shape));
+    Tensor out = internal::new_elementwise_output(shape, result, device, condition, a, b);
+    kernels::on(device).where(out, internal::broadcast_to(condition, shape),
+                              internal::broadcast_to(internal::converted(a, result), shape),
+                              internal::broadcast_to(internal::converted(b, result), shape));
     return out;
   }
   static WhereBackward0 save(const Tensor&, const Tensor& condition, const Tensor&, const Tensor&) {
@@ -305,7 +306,7 @@ struct MulNumberInPlace : InPlaceOp {
     elementwise::binary_with_number_in_place(BinaryOp::Mul, self, other);
   }
   static MulBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
+    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
   }
 };
 struct DivNumberInPlace : InPlaceOp {
@@ -314,7 +315,7 @@ struct DivNumberInPlace : InPlaceOp {
     elementwise::binary_with_number_in_place(BinaryOp::Div, self, other);
   }
   static DivBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
+    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
   }
 };
 struct Fill : InPlaceOp {  // allowed on an expanded tensor, as in PyTorch (every copy gets the same value)
