@@ -65,6 +65,17 @@ DEVICE_TEST_CASE("sampling into a non-contiguous device tensor is refused: ember
   CHECK(on_gpu.to(kCPU).sum().item<float>() == 0.0f);
 }
 
+DEVICE_TEST_CASE("layer_norm and nll_loss name the argument left on the CPU, as PyTorch's device guard does",
+                 "[errors]") {
+  const std::string prefix = "Expected all tensors to be on the same device, but found at least two devices, " +
+                             device.str() + " and cpu! (when checking argument for argument ";
+  const Tensor x = ones({2, 4}, Options(device));
+  CHECK_THROWS_WITH(layer_norm(x, {4}, ones({4})), prefix + "weight in method wrapper__native_layer_norm)");
+  CHECK_THROWS_WITH(layer_norm(x, {4}, ones({4}, Options(device)), zeros({4})),
+                    prefix + "bias in method wrapper__native_layer_norm)");
+  CHECK_THROWS_WITH(nll_loss(x, zeros({2}, kInt64)), prefix + "target in method wrapper_nll_loss_forward)");
+}
+
 // TensorIterator's rule: the common device is the first operand's that is not a 0-dim CPU tensor,
 // the result is made there, and a 0-dim CPU operand (or a number) reaches the device's kernel by
 // value, not by a copy from the host.

@@ -1,6 +1,6 @@
 // The device checks ops make before anything else, in PyTorch's two forms: TensorIterator's for
-// element-wise ops, and the generated device guard's for mm, addmm and bmm, which names the
-// argument and the method.
+// element-wise ops, and the generated device guard's for mm, addmm, bmm, layer_norm and nll_loss,
+// which names the argument and the method.
 #pragma once
 #include <functional>
 #include <initializer_list>
