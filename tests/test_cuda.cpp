@@ -97,9 +97,12 @@ DEVICE_TEST_CASE("a number or a 0-dim CPU tensor joins a device op by value, and
     INFO(event.name);
     CHECK((event.name != "aten::to" && event.name != "aten::copy_"));  // nothing crossed from the host
   }
-  // A 0-dim CPU tensor cannot be the output of a device op: in place, it is the common device's.
+  // Only a 0-dim CPU operand joins: any other CPU operand is refused, wherever it stands; and the
+  // output of an in-place op is never one (it would be written on the host).
+  const std::string mismatch =
+      "Expected all tensors to be on the same device, but found at least two devices, " + device.str() + " and cpu!";
+  CHECK_THROWS_WITH(where(gt(x, 0), two, ones({3}, kFloat64)), mismatch);
   Tensor cpu_scalar = scalar_tensor(1.0, kFloat64);
-  CHECK_THROWS_WITH(cpu_scalar.add_(x.sum()), "Expected all tensors to be on the same device, but found at least two "
-                                              "devices, " +
-                                                  device.str() + " and cpu!");
+  CHECK_THROWS_WITH(cpu_scalar.add_(x.sum()), mismatch);
+  CHECK_THROWS_WITH(cpu_scalar.addcmul_(x.sum(), x.sum()), mismatch);
 }
