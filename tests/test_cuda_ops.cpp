@@ -155,3 +155,28 @@ TEST_CASE("bf16 and fp16 GPU products accumulate in float32 and round once", "[c
     CHECK(product_rounding::within_promise(mm(x.to(gpu), y.t().contiguous().to(gpu).t()), x, y) == "");
   }
 }
+
+TEST_CASE("a fused-bias product takes its workspace outside memory_allocated, as PyTorch's handle keeps one",
+          "[cuda][gpu]") {
+  if (skip::without_gpu()) return;
+  const Device gpu = cuda_device(0);
+  const Tensor x = randn({64, 32}).to(gpu), w = randn({16, 32}).to(gpu), b = randn({16}).to(gpu);
+  const Tensor warm_up = linear(x, w, b);  // makes the handles and the workspace
+  const int64_t before = memory_allocated(gpu);
+  reset_peak_memory_stats(gpu);
+  const Tensor y = linear(x, w, b);
+  CHECK(max_memory_allocated(gpu) == before + 64 * 16 * 4);  // the output alone
+}
+
+TEST_CASE("a fused-bias product reads offset views and bias slices of any alignment, and matches the CPU",
+          "[cuda][gpu]") {
+  if (skip::without_gpu()) return;
+  const Device gpu = cuda_device(0);
+  manual_seed(0);
+  // Each starts one float past an allocation: 4-byte aligned, where cublasLt assumes 256 by default.
+  const Tensor rows = randn({64, 33}), weight = randn({16, 33}), biases = randn({17});
+  const Tensor x = rows.narrow(1, 1, 32), w = weight.narrow(1, 1, 32), b = biases.narrow(0, 1, 16);
+  const Tensor offset =
+      linear(rows.to(gpu).narrow(1, 1, 32), weight.to(gpu).narrow(1, 1, 32), biases.to(gpu).narrow(0, 1, 16));
+  CHECK(allclose(offset.to(kCPU), linear(x, w, b), 1e-4, 1e-5));
+}
