@@ -54,8 +54,8 @@ std::vector<double> time_interleaved(const std::vector<std::function<void()>>& r
       check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
       samples[k].push_back(ms / calls);
     }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
   std::vector<double> medians;
   for (auto& s : samples) {
     std::sort(s.begin(), s.end());
@@ -162,8 +162,8 @@ std::string describe(int device) {
   cudaDeviceProp properties{};
   check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
   int driver = 0, runtime = 0;
-  cudaDriverGetVersion(&driver);
-  cudaRuntimeGetVersion(&runtime);
+  check(cudaDriverGetVersion(&driver), "cudaDriverGetVersion");
+  check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion");
   char line[512];
   std::snprintf(
       line, sizeof line,

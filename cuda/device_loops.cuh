@@ -13,7 +13,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -24,9 +26,25 @@
 
 namespace ember::kernels::cuda {
 
+// Whether EMBER_CUDA_SYNC=1 asks every kernel to be waited for (tools/gpu_run.sh sets it, with
+// CUDA_LAUNCH_BLOCKING=1, for the GPU's test cases). Read once.
+inline bool synchronize_each_kernel() {
+  static const bool wanted = [] {
+    const char* value = std::getenv("EMBER_CUDA_SYNC");
+    return value != nullptr && std::string_view(value) == "1";
+  }();
+  return wanted;
+}
+
+// After a launch: a launch error shows at once, but a fault inside the kernel shows only at the
+// next call that waits for the GPU, and would be blamed on a later op. Under EMBER_CUDA_SYNC=1
+// the kernel is waited for here, so a fault names the kernel that made it.
 inline void check_launch(const char* kernel) {
-  const cudaError_t status = cudaGetLastError();
+  cudaError_t status = cudaGetLastError();
   EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (launching ", kernel, ")");
+  if (!synchronize_each_kernel()) return;
+  status = cudaDeviceSynchronize();
+  EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (running ", kernel, ")");
 }
 
 // kernels/visit_dtype.h with CUDA's 16-bit types; visit_compute_dtype is the CPU kernels' own.

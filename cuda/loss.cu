@@ -57,11 +57,11 @@ int64_t nll_loss_forward(const Tensor& losses, const Tensor& log_probs, const Te
   const int64_t* targets = target.data_ptr<int64_t>();
   int64_t host_report[2] = {0, kNone};
   auto* report = static_cast<int64_t*>(allocate_bytes(losses.device(), sizeof host_report));
-  cudaMemcpy(report, host_report, sizeof host_report, cudaMemcpyHostToDevice);
+  ::ember::cuda::copy_bytes(report, host_report, sizeof host_report, ::ember::cuda::CopyKind::HostToDevice);
   visit_compute_dtype(log_probs.dtype(), [&](auto tag) {
     nll_loss_forward_as<decltype(tag)>(losses, log_probs, targets, ignore_index, report);
   });
-  cudaMemcpy(host_report, report, sizeof host_report, cudaMemcpyDeviceToHost);
+  ::ember::cuda::copy_bytes(host_report, report, sizeof host_report, ::ember::cuda::CopyKind::DeviceToHost);
   free_bytes(losses.device(), report, sizeof host_report);
   EMBER_CHECK(host_report[1] == kNone, "Target ", host_report[1], " is out of bounds.");
   return host_report[0];

@@ -11,7 +11,12 @@
 //
 // addmm with a 1-D bias (every Linear layer) takes PyTorch's fused path (Blas.cpp,
 // useLtInterface): one cublasLt call adds the bias in the GEMM's epilogue, as the product is
-// written, instead of first writing the bias into every row and then accumulating onto it.
+// written, instead of first writing the bias into every row and then accumulating onto it. As
+// PyTorch's, it asks cublasLt's heuristic for an algorithm that works with the operands' real
+// alignments (an offset view or bias slice is not 256-byte aligned) and a 1 MiB workspace, and
+// for 16-bit products allows split sums only in float32 (the COMPUTE_TYPE reduction scheme), so
+// the bias path rounds once too; where the heuristic has no algorithm, the unfused path runs. The
+// workspace is the handle's own, made once with cudaMalloc, so memory_allocated never counts it.
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
@@ -30,12 +35,17 @@ void check(cublasStatus_t status, const char* what) {
               static_cast<int>(status));
 }
 
+void check(cudaError_t status, const char* what) {
+  EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (", what, ")");
+}
+
 // One handle of each kind per device, created on first use (cublasCreate or cublasLtCreate) or
 // ahead of it (create_blas_handles).
 template <typename Handle>
 struct Handles {
   std::mutex mutex;
   Handle of_device[16] = {};
+  bool made[16] = {};
 };
 template <typename Handle>
 Handles<Handle>& handles() {
@@ -47,9 +57,10 @@ Handle handle_for(int device, Create create, const char* what) {
   Handles<Handle>& all = handles<Handle>();
   std::lock_guard lock(all.mutex);
   EMBER_CHECK(device >= 0 && device < 16, "Invalid device index ", device);
-  if (!all.of_device[device]) {
-    cudaSetDevice(device);
+  if (!all.made[device]) {
+    check(cudaSetDevice(device), "cudaSetDevice");
     check(create(&all.of_device[device]), what);
+    all.made[device] = true;
   }
   return all.of_device[device];
 }
@@ -59,11 +70,25 @@ cublasStatus_t create_blas_handle(cublasHandle_t* handle) {
   if (status != CUBLAS_STATUS_SUCCESS) return status;
   return cublasSetMathMode(*handle, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
 }
+// cublasLt's handle with its workspace, PyTorch's default size, kept as long as the handle.
+constexpr size_t kWorkspaceBytes = 1 << 20;
+struct LtHandle {
+  cublasLtHandle_t handle = nullptr;
+  void* workspace = nullptr;
+};
+cublasStatus_t create_lt_handle(LtHandle* lt) {
+  const cublasStatus_t status = cublasLtCreate(&lt->handle);
+  if (status != CUBLAS_STATUS_SUCCESS) return status;
+  if (cudaMalloc(&lt->workspace, kWorkspaceBytes) == cudaSuccess) return CUBLAS_STATUS_SUCCESS;
+  cudaGetLastError();  // out of memory is not sticky: clear it, the caller reports it
+  cublasLtDestroy(lt->handle);
+  return CUBLAS_STATUS_ALLOC_FAILED;
+}
 template <typename Handle>
 bool handle_exists(int device) {
   Handles<Handle>& all = handles<Handle>();
   std::lock_guard lock(all.mutex);
-  return device >= 0 && device < 16 && all.of_device[device] != nullptr;
+  return device >= 0 && device < 16 && all.made[device];
 }
 
 cudaDataType_t cuda_type(DType dtype) {
@@ -134,21 +159,35 @@ bool can_fuse_bias(const Tensor& out, const Tensor& a, const Tensor& bias) {
          M < limit && N < limit && K < limit;
 }
 
-// out = alpha * a @ b + bias through cublasLt's BIAS epilogue; false if cublasLt declines (then
-// the caller takes the unfused path).
+// The largest power of two up to 256 that divides the address: the alignment cublasLt may assume.
+uint32_t alignment_of(const void* data) {
+  const auto address = reinterpret_cast<uintptr_t>(data);
+  uint32_t alignment = 1;
+  while (alignment < 256 && address % (2 * alignment) == 0) alignment *= 2;
+  return alignment;
+}
+
+// out = alpha * a @ b + bias through cublasLt's BIAS epilogue, with the algorithm its heuristic
+// picks for these alignments; false if cublasLt declines or has none (then the caller takes the
+// unfused path).
 bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, const Tensor& bias) {
   const int device = out.device().index;
-  const cublasLtHandle_t lt = handle_for<cublasLtHandle_t>(device, cublasLtCreate, "cublasLtCreate");
+  const LtHandle lt = handle_for<LtHandle>(device, create_lt_handle, "cublasLtCreate");
   const cudaDataType_t type = cuda_type(out.dtype());
   const Precision precision = precision_of(out.dtype(), alpha, 0.0);
   const int64_t M = out.size(1), N = out.size(2), K = a.size(2);
   const Operand A = describe(a), B = describe(b);  // cuBLAS's A is b, its B is a (top of the file)
   const bool b_transposed = B.op == CUBLAS_OP_T, a_transposed = A.op == CUBLAS_OP_T;
   const cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
-  const void* bias_pointer = bias.raw_data();
+  const void* bias_pointer = bias.raw_data();  // the heuristic reads its alignment from it
+  const size_t workspace_bytes = kWorkspaceBytes;
+  const uint32_t a_alignment = alignment_of(b.raw_data()), b_alignment = alignment_of(a.raw_data()),
+                 out_alignment = alignment_of(out.raw_data());
+  const uint32_t float32_sums_only = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;  // or no split at all
 
   cublasLtMatmulDesc_t operation = nullptr;
   cublasLtMatrixLayout_t b_layout = nullptr, a_layout = nullptr, out_layout = nullptr;
+  cublasLtMatmulPreference_t preference = nullptr;
   cublasStatus_t status = cublasLtMatmulDescCreate(&operation, precision.compute, precision.scale_type);
   auto step = [&](cublasStatus_t next) {
     if (status == CUBLAS_STATUS_SUCCESS) status = next;
@@ -162,18 +201,33 @@ bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, d
   step(cublasLtMatrixLayoutCreate(&b_layout, type, b_transposed ? K : N, b_transposed ? N : K, B.leading_dimension));
   step(cublasLtMatrixLayoutCreate(&a_layout, type, a_transposed ? M : K, a_transposed ? K : M, A.leading_dimension));
   step(cublasLtMatrixLayoutCreate(&out_layout, type, N, M, N));
-  if (status == CUBLAS_STATUS_SUCCESS) {
-    constexpr int64_t kWorkspaceBytes = 1 << 20;                         // PyTorch's default cublasLt workspace
-    void* workspace = ::ember::cuda::allocate(device, kWorkspaceBytes);  // cached: free after the call is safe
-    status = cublasLtMatmul(lt, operation, precision.alpha(), b.raw_data(), b_layout, a.raw_data(), a_layout,
-                            precision.beta(), out.raw_data(), out_layout, out.raw_data(), out_layout,
-                            /*algo=*/nullptr, workspace, kWorkspaceBytes, /*stream=*/nullptr);
-    ::ember::cuda::free(device, workspace);  // stream-ordered: the next user of the block queues after this GEMM
-  }
+  step(cublasLtMatmulPreferenceCreate(&preference));
+  auto prefer = [&](cublasLtMatmulPreferenceAttributes_t attribute, const auto& value) {
+    step(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value));
+  };
+  prefer(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, workspace_bytes);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, a_alignment);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, b_alignment);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, out_alignment);
+  prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, out_alignment);
+  if (out.dtype() == kBFloat16 || out.dtype() == kFloat16)
+    prefer(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, float32_sums_only);
+  cublasLtMatmulHeuristicResult_t heuristic = {};
+  int found = 0;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmulAlgoGetHeuristic(lt.handle, operation, b_layout, a_layout, out_layout, out_layout,
+                                            preference, 1, &heuristic, &found);
+  if (status == CUBLAS_STATUS_SUCCESS && found == 0) status = CUBLAS_STATUS_NOT_SUPPORTED;
+  if (status == CUBLAS_STATUS_SUCCESS)
+    status = cublasLtMatmul(lt.handle, operation, precision.alpha(), b.raw_data(), b_layout, a.raw_data(), a_layout,
+                            precision.beta(), out.raw_data(), out_layout, out.raw_data(), out_layout, &heuristic.algo,
+                            lt.workspace, workspace_bytes, /*stream=*/nullptr);
+  if (preference) cublasLtMatmulPreferenceDestroy(preference);
   if (out_layout) cublasLtMatrixLayoutDestroy(out_layout);
   if (a_layout) cublasLtMatrixLayoutDestroy(a_layout);
   if (b_layout) cublasLtMatrixLayoutDestroy(b_layout);
   if (operation) cublasLtMatmulDescDestroy(operation);
+  if (status == CUBLAS_STATUS_SUCCESS) check_launch("gemm with bias");
   return status == CUBLAS_STATUS_SUCCESS;
 }
 
@@ -181,11 +235,11 @@ bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, d
 
 void create_blas_handles(int device) {
   handle_for<cublasHandle_t>(device, create_blas_handle, "cublasCreate");
-  handle_for<cublasLtHandle_t>(device, cublasLtCreate, "cublasLtCreate");
+  handle_for<LtHandle>(device, create_lt_handle, "cublasLtCreate");
 }
 
 bool blas_handles_created(int device) {
-  return handle_exists<cublasHandle_t>(device) && handle_exists<cublasLtHandle_t>(device);
+  return handle_exists<cublasHandle_t>(device) && handle_exists<LtHandle>(device);
 }
 
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
@@ -206,6 +260,7 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
                                    A.batch_stride, precision.beta(), out.raw_data(), type, static_cast<int>(N), M * N,
                                    static_cast<int>(batch), precision.compute, CUBLAS_GEMM_DEFAULT),
         "gemm");
+  check_launch("gemm");
 }
 
 }  // namespace ember::kernels::cuda

@@ -21,16 +21,18 @@ void check(cudaError_t status, const char* what) {
   EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (", what, ")");
 }
 
-// The device's caching allocator, created on first use (after checking the device exists).
+// The device's caching allocator, created on first use (after checking the device exists) and
+// never destroyed: a tensor kept in a static may be freed after this file's statics would be, and
+// at exit the driver reclaims the segments.
 CachingAllocator& allocator_for(int device) {
   static std::mutex mutex;
-  static std::unique_ptr<CachingAllocator> allocators[kMaxDevices];
+  static auto* allocators = new std::unique_ptr<CachingAllocator>[kMaxDevices];
   std::lock_guard lock(mutex);
   EMBER_CHECK(device >= 0 && device < kMaxDevices, "Invalid device index ", device);
   if (!allocators[device]) {
     RawMemory raw;
     raw.allocate = [device](int64_t nbytes) -> void* {
-      cudaSetDevice(device);
+      check(cudaSetDevice(device), "cudaSetDevice");
       void* data = nullptr;
       if (cudaMalloc(&data, static_cast<size_t>(nbytes)) != cudaSuccess) {
         cudaGetLastError();  // out of memory is not sticky: clear it, the allocator decides
@@ -39,8 +41,8 @@ CachingAllocator& allocator_for(int device) {
       return data;
     };
     raw.free = [device](void* data) {
-      cudaSetDevice(device);
-      cudaFree(data);
+      check(cudaSetDevice(device), "cudaSetDevice");
+      check(cudaFree(data), "cudaFree");
     };
     raw.device_name = "cuda:" + std::to_string(device);
     allocators[device] = std::make_unique<CachingAllocator>(std::move(raw));

@@ -1,6 +1,6 @@
-// The two kernel tables. The CPU table points at kernels/, the CUDA table at cuda/ (empty in a
-// build without CUDA; an entry left empty says which kernel is missing, and a test walks the list
-// to require them all).
+// The kernel tables. The CPU table points at kernels/, the CUDA table at cuda/ (empty in a build
+// without CUDA; an entry left empty says which kernel is missing, and a test walks the list to
+// require them all), the checking device's at kernels/ behind its checks.
 #include "backend.h"
 
 namespace ember::kernels {
@@ -38,12 +38,22 @@ KernelTable cuda_table() {
   return table;
 }
 
+KernelTable checking_table() {
+  KernelTable table("checking device");
+  register_checking_kernels(table);
+  return table;
+}
+
 }  // namespace
 
 const KernelTable& on(Device device) {
   if (device.is_cpu()) {  // each table behind its own guard: a CPU op checks one
     static const KernelTable cpu = cpu_table();
     return cpu;
+  }
+  if (device.is_checked()) {
+    static const KernelTable checked = checking_table();
+    return checked;
   }
   static const KernelTable cuda = cuda_table();
   return cuda;

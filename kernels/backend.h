@@ -1,6 +1,7 @@
 // The kernel table: for each device, which function computes each kernel. An op asks
-// `kernels::on(out.device()).gemm(...)` and gets the CPU function from kernels/ or the CUDA one
-// from cuda/; this is the only place ops choose a device (candle's one `match` on the device).
+// `kernels::on(out.device()).gemm(...)` and gets the CPU function from kernels/, the CUDA one
+// from cuda/, or the checking device's (checking_kernels.cpp); this is the only place ops choose
+// a device (candle's one `match` on the device).
 // A device without an entry yet raises "'gemm' has no CUDA kernel yet" from here.
 //
 // Kernels compute; they never call back into the op layer. Their inputs arrive prepared by the op
@@ -63,6 +64,8 @@ inline bool has_gemm_layout(const Tensor& t) {
 // Fills the CUDA table with cuda/'s kernels (cuda/kernel_table.cu; a build without CUDA leaves it
 // empty, cuda/no_cuda.cpp).
 void register_cuda_kernels(KernelTable& table);
+// Fills the checking device's table: the CPU's kernels behind its checks (checking_kernels.cpp).
+void register_checking_kernels(KernelTable& table);
 
 // The table of `device`'s type (kernels/backend.cpp).
 const KernelTable& on(Device device);

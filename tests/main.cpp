@@ -1,6 +1,7 @@
 // The test runner: Catch2's session plus a listener that checks, when a test case's body has
-// returned, that memory_allocated is back where it was when the body started, on the CPU and on
-// every CUDA device (every tensor, graph and gradient the case made has been freed). A leak is a
+// returned, that memory_allocated is back where it was when the body started, on the CPU, the
+// checking device and every CUDA device (every tensor, graph and gradient the case made has been
+// freed). A leak is a
 // failed assertion of that test case, reported by Catch like any other.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
@@ -12,7 +13,7 @@
 namespace {
 
 std::vector<ember::Device> every_device() {
-  std::vector<ember::Device> devices{ember::kCPU};
+  std::vector<ember::Device> devices{ember::kCPU, ember::checked_device(0)};
   for (int i = 0; i < ember::cuda::device_count(); ++i) devices.push_back(ember::cuda_device(i));
   return devices;
 }

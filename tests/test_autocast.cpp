@@ -8,6 +8,7 @@
 #include <string>
 
 #include "captured_warnings.h"
+#include "device_cases.h"
 #include "fixture.h"
 #include "product_rounding.h"
 #include "skip.h"
@@ -123,19 +124,17 @@ TEST_CASE("an unsupported autocast dtype or device disables the region with PyTo
   }
 }
 
-TEST_CASE("under CUDA autocast products run in float16 (or bf16 when asked), softmax in float32",
-          "[autocast][cuda][gpu]") {
-  if (skip::without_gpu()) return;
-  const Device gpu(DeviceType::CUDA, 0);
-  const Tensor a = ramp({4, 4}).to(gpu), b = ramp({4, 4}).to(gpu);
+DEVICE_TEST_CASE("under a device's autocast products run in float16 (or bf16 when asked), softmax in float32",
+                 "[autocast]") {
+  const Tensor a = ramp({4, 4}).to(device), b = ramp({4, 4}).to(device);
   {
-    AutocastGuard autocast(DeviceType::CUDA);  // float16 by default on CUDA
+    AutocastGuard autocast(device.type);  // float16 by default on CUDA
     CHECK(mm(a, b).dtype() == kFloat16);
     CHECK(softmax(mm(a, b), 1).dtype() == kFloat32);
     CHECK(mm(ramp({4, 4}), ramp({4, 4})).dtype() == kFloat32);  // CPU tensors: not this region's device
   }
   {
-    AutocastGuard autocast(DeviceType::CUDA, kBFloat16);
+    AutocastGuard autocast(device.type, kBFloat16);
     const Tensor product = mm(a, b);
     CHECK(product.dtype() == kBFloat16);
     // cuBLAS sums the bf16 operands in float32 and rounds once: within that promise of the exact

@@ -1,13 +1,14 @@
-// Every op on the GPU, forward and backward, against the same PyTorch fixture the CPU passes
-// (tests/fixtures/ops.json): the inputs are built on cuda:0 with the same views (transposed,
+// Every op on a device, forward and backward, against the same PyTorch fixture the CPU passes
+// (tests/fixtures/ops.json): the inputs are built on the device with the same views (transposed,
 // sliced, expanded, permuted), run through the same op runner, and compared on the host. The
 // tolerance is ten times the CPU's: the GPU sums in another order and its exp/log differ by an ulp.
 // The sweeps are tests/op_sweep.h's, which report each case on its own; the CPU runs them too, so
-// what runs on the GPU is tested here. Products are checked against what cuBLAS promises
-// (tests/product_rounding.h), not against oneDNN's bits. Without a GPU the GPU cases are reported
-// as skipped (tests/skip.h); they carry the tag [gpu], which tools/gpu_check.sh runs.
+// what runs on the GPU is tested here. The device-generic cases run on the checking device
+// everywhere and on the GPU where there is one (tests/device_cases.h). Products on the GPU are
+// checked against what cuBLAS promises (tests/product_rounding.h), not against oneDNN's bits.
 #include <catch2/catch.hpp>
 
+#include "device_cases.h"
 #include "fixture.h"
 #include "op_sweep.h"
 #include "product_rounding.h"
@@ -35,21 +36,17 @@ void report(const op_sweep::Report& report) {
 
 }  // namespace
 
-TEST_CASE("every op's output on the GPU matches PyTorch, contiguous and strided", "[cuda][gpu]") {
-  if (skip::without_gpu()) return;
-  const Device gpu = cuda_device(0);
+DEVICE_TEST_CASE("every op's output on the device matches PyTorch, contiguous and strided", "") {
   const op_sweep::Report outputs =
-      op_sweep::run_each(op_cases(), [&](const json& c) { return op_sweep::check_outputs(c, gpu, kGpuTolerance); });
+      op_sweep::run_each(op_cases(), [&](const json& c) { return op_sweep::check_outputs(c, device, kGpuTolerance); });
   report(outputs);
   CHECK(outputs.checked == op_cases().size());
 }
 
-TEST_CASE("every differentiable op's gradients on the GPU match PyTorch", "[cuda][gpu]") {
-  if (skip::without_gpu()) return;
-  const Device gpu = cuda_device(0);
+DEVICE_TEST_CASE("every differentiable op's gradients on the device match PyTorch", "") {
   const json cases = with_gradients(op_cases());
   const op_sweep::Report gradients =
-      op_sweep::run_each(cases, [&](const json& c) { return op_sweep::check_gradients(c, gpu, kGpuTolerance); });
+      op_sweep::run_each(cases, [&](const json& c) { return op_sweep::check_gradients(c, device, kGpuTolerance); });
   report(gradients);
   CHECK(gradients.checked == cases.size());
   CHECK(cases.size() > 300);
@@ -84,9 +81,7 @@ TEST_CASE("a case that throws in an op sweep is reported under its name, and the
              Catch::StartsWith("op case " + cases[2]["name"].get<std::string>() + ": output 0: element 0: "));
 }
 
-TEST_CASE("a training step on the GPU matches the same step on the CPU", "[cuda][gpu]") {
-  if (skip::without_gpu()) return;
-  const Device gpu(DeviceType::CUDA, 0);
+DEVICE_TEST_CASE("a training step on the device matches the same step on the CPU", "") {
   auto train = [](Device device) {
     manual_seed(0);
     nn::Sequential model{nn::Linear(16, 32), nn::ReLU(), nn::Dropout(0.25), nn::Linear(32, 4)};
@@ -106,26 +101,24 @@ TEST_CASE("a training step on the GPU matches the same step on the CPU", "[cuda]
     }
     return losses;
   };
-  const std::vector<float> on_cpu = train(kCPU), on_gpu = train(gpu);
+  const std::vector<float> on_cpu = train(kCPU), on_gpu = train(device);
   for (size_t i = 0; i < on_cpu.size(); ++i) CHECK(on_gpu[i] == Approx(on_cpu[i]).epsilon(1e-4));
 }
 
-TEST_CASE("the GPU counts memory as torch.cuda does: 512-byte blocks, cached after free", "[cuda][gpu]") {
-  if (skip::without_gpu()) return;
-  const Device gpu(DeviceType::CUDA, 0);
-  const int64_t start = memory_allocated(gpu);
+DEVICE_TEST_CASE("the device counts memory as torch.cuda does: 512-byte blocks, cached after free", "") {
+  const int64_t start = memory_allocated(device);
   {
-    Tensor one = ones({1}, Options(gpu));
-    CHECK(memory_allocated(gpu) == start + 512);
-    Tensor thousand = ones({1000}, Options(gpu));
-    CHECK(memory_allocated(gpu) == start + 512 + 4096);
-    CHECK(cuda::memory_stats(0).reserved >= 2 << 20);
+    Tensor one = ones({1}, Options(device));
+    CHECK(memory_allocated(device) == start + 512);
+    Tensor thousand = ones({1000}, Options(device));
+    CHECK(memory_allocated(device) == start + 512 + 4096);
+    CHECK(memory_reserved(device) >= 2 << 20);
   }
-  CHECK(memory_allocated(gpu) == start);
-  const int64_t reserved = cuda::memory_stats(0).reserved;
+  CHECK(memory_allocated(device) == start);
+  const int64_t reserved = memory_reserved(device);
   CHECK(reserved > 0);  // kept for reuse
-  cuda::empty_cache();
-  CHECK(cuda::memory_stats(0).reserved <= reserved);
+  empty_cache();
+  CHECK(memory_reserved(device) <= reserved);
 }
 
 TEST_CASE("float32 GPU products are float32 unless TF32 is allowed, and within TF32's promise when it is",
@@ -161,4 +154,29 @@ TEST_CASE("bf16 and fp16 GPU products accumulate in float32 and round once", "[c
     CHECK(product_rounding::within_promise(mm(x.to(gpu), y.to(gpu)), x, y) == "");
     CHECK(product_rounding::within_promise(mm(x.to(gpu), y.t().contiguous().to(gpu).t()), x, y) == "");
   }
+}
+
+TEST_CASE("a fused-bias product takes its workspace outside memory_allocated, as PyTorch's handle keeps one",
+          "[cuda][gpu]") {
+  if (skip::without_gpu()) return;
+  const Device gpu = cuda_device(0);
+  const Tensor x = randn({64, 32}).to(gpu), w = randn({16, 32}).to(gpu), b = randn({16}).to(gpu);
+  const Tensor warm_up = linear(x, w, b);  // makes the handles and the workspace
+  const int64_t before = memory_allocated(gpu);
+  reset_peak_memory_stats(gpu);
+  const Tensor y = linear(x, w, b);
+  CHECK(max_memory_allocated(gpu) == before + 64 * 16 * 4);  // the output alone
+}
+
+TEST_CASE("a fused-bias product reads offset views and bias slices of any alignment, and matches the CPU",
+          "[cuda][gpu]") {
+  if (skip::without_gpu()) return;
+  const Device gpu = cuda_device(0);
+  manual_seed(0);
+  // Each starts one float past an allocation: 4-byte aligned, where cublasLt assumes 256 by default.
+  const Tensor rows = randn({64, 33}), weight = randn({16, 33}), biases = randn({17});
+  const Tensor x = rows.narrow(1, 1, 32), w = weight.narrow(1, 1, 32), b = biases.narrow(0, 1, 16);
+  const Tensor offset =
+      linear(rows.to(gpu).narrow(1, 1, 32), weight.to(gpu).narrow(1, 1, 32), biases.to(gpu).narrow(0, 1, 16));
+  CHECK(allclose(offset.to(kCPU), linear(x, w, b), 1e-4, 1e-5));
 }

@@ -47,8 +47,10 @@ std::vector<std::string> unfilled_slots(const kernels::KernelTable& table) {
   return unfilled;
 }
 
-TEST_CASE("every kernel in the list has an entry on the CPU, and on CUDA in a build with CUDA", "[dispatch]") {
+TEST_CASE("every kernel in the list has an entry on the CPU and the checking device, and on CUDA in a build with CUDA",
+          "[dispatch]") {
   CHECK(unfilled_slots(kernels::on(kCPU)).empty());
+  CHECK(unfilled_slots(kernels::on(checked_device(0))).empty());
   const std::vector<std::string> cuda_unfilled = unfilled_slots(kernels::on(cuda_device(0)));
   if (cuda::is_built()) CHECK(cuda_unfilled.empty());
   else CHECK(cuda_unfilled.size() == unfilled_slots(kernels::KernelTable("CUDA")).size());  // no CUDA entry at all

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
+#include "device_cases.h"
 #include "ember.h"
-#include "skip.h"
 
 using namespace ember;
 
@@ -87,21 +87,19 @@ TEST_CASE("unscaled gradients equal the gradients of the unscaled loss", "[amp]"
   CHECK(scaled_model.p.tolist_str() == "[0.9375, 2.75, -2.5]");
 }
 
-TEST_CASE("GradScaler on CUDA tensors checks for inf on the device and skips that step", "[amp][cuda][gpu]") {
-  if (skip::without_gpu()) return;
-  const Device gpu(DeviceType::CUDA, 0);
-  Tensor p = full({3}, 1.0, Options().device(gpu).requires_grad());
+DEVICE_TEST_CASE("GradScaler on device tensors checks for inf on the device and skips that step", "[amp]") {
+  Tensor p = full({3}, 1.0, Options().device(device).requires_grad());
   optim::SGD sgd({p}, {.lr = 0.5});
   GradScaler scaler;
-  scaler.scale((p * tensor({1, std::numeric_limits<double>::infinity(), 2}).to(gpu)).sum()).backward();
+  scaler.scale((p * tensor({1, std::numeric_limits<double>::infinity(), 2}).to(device)).sum()).backward();
   CHECK_FALSE(scaler.step(sgd));
   scaler.update();
   CHECK(scaler.get_scale() == 32768.0);
   CHECK(p.to(kCPU).tolist_str() == "[1.0, 1.0, 1.0]");
   sgd.zero_grad();
-  scaler.scale((p * tensor({0.125, -3.5, 7.0}).to(gpu)).sum()).backward();
+  scaler.scale((p * tensor({0.125, -3.5, 7.0}).to(device)).sum()).backward();
   CHECK(scaler.step(sgd));
-  CHECK(p.grad().device() == gpu);
+  CHECK(p.grad().device() == device);
   CHECK(p.grad().to(kCPU).tolist_str() == "[0.125, -3.5, 7.0]");
   CHECK(p.to(kCPU).tolist_str() == "[0.9375, 2.75, -2.5]");
 }

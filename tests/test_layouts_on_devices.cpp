@@ -4,10 +4,10 @@
 // like the leaf when the leaf is dense; the incoming gradient kept, at version 0, only when nothing
 // else holds it and it already has that layout; else copied into that layout with copy_, whose
 // write makes it version 1). The rules are the engine's, shared by the devices, so the same checks
-// run on the CPU and, where there is one, on the GPU.
+// run on the CPU, on the checking device and, where there is one, on the GPU.
 #include <catch2/catch.hpp>
 
-#include "skip.h"
+#include "device_cases.h"
 
 using namespace ember;
 
@@ -87,16 +87,14 @@ void check_gradient_layout_contract(Device device) {
 
 TEST_CASE("a clone keeps its source's strides and device", "[autograd][layout]") { check_clone_keeps_layout(kCPU); }
 
-TEST_CASE("a CUDA clone keeps the strides and stays on the GPU, as PyTorch's does", "[cuda][layout][gpu]") {
-  if (skip::without_gpu()) return;
-  check_clone_keeps_layout(cuda_device(0));
+DEVICE_TEST_CASE("a device clone keeps the strides and stays on the device, as PyTorch's does", "[layout]") {
+  check_clone_keeps_layout(device);
 }
 
 TEST_CASE("a leaf's .grad follows PyTorch's gradient layout contract", "[autograd][layout]") {
   check_gradient_layout_contract(kCPU);
 }
 
-TEST_CASE("a CUDA leaf's .grad follows the same layout contract and versions as on the CPU", "[cuda][autograd][gpu]") {
-  if (skip::without_gpu()) return;
-  check_gradient_layout_contract(cuda_device(0));
+DEVICE_TEST_CASE("a device leaf's .grad follows the same layout contract and versions as on the CPU", "[autograd]") {
+  check_gradient_layout_contract(device);
 }

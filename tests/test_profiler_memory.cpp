@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "device_cases.h"
 #include "fixture.h"
 
 using namespace ember;
@@ -50,6 +51,24 @@ TEST_CASE("profile_memory gives the chapter's step PyTorch's CPU Mem and Self CP
     CHECK(ember[key] == columns);
   }
   CHECK(ember.size() == pytorch.size());
+}
+
+// A device's bytes go to the CUDA Mem columns, in its caching allocator's 512-byte blocks; the
+// number that x * 2 multiplies by is made on the device too, and freed inside the op.
+DEVICE_TEST_CASE("profile_memory counts a device op's bytes in its CUDA Mem column, none in CPU Mem", "[profiler]") {
+  const Tensor x = ones({4, 8}, Options(device));
+  profiler::Profiler prof({.profile_memory = true});
+  const Tensor doubled = x * 2;
+  prof.stop();
+  bool found = false;
+  for (const profiler::EventAverage& row : prof.key_averages()) {
+    if (row.key != "aten::mul") continue;
+    found = true;
+    CHECK(row.cuda_memory_usage == 512);
+    CHECK(row.self_cuda_memory_usage == 512);
+    CHECK(row.cpu_memory_usage == 0);
+  }
+  CHECK(found);
 }
 
 TEST_CASE("profile_memory: bytes freed between two ops are a top-level [memory] event", "[profiler]") {

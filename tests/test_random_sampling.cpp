@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "core/cuda_backend.h"
+#include "device_cases.h"
 #include "ember.h"
 #include "fixture.h"
 #include "random_bits.h"
 #include "random_cases.h"
-#include "skip.h"
 
 using namespace ember;
 using namespace random_bits;
@@ -166,15 +166,14 @@ TEST_CASE("Zero-element tensors draw nothing", "[random]") {
 
 // ---- CUDA ----
 
-TEST_CASE("On CUDA, samples are the CPU generator's numbers copied to the device", "[random][cuda][gpu]") {
-  if (skip::without_gpu()) return;
+DEVICE_TEST_CASE("On a device, samples are the CPU generator's numbers copied to the device", "[random]") {
   manual_seed(0);
-  const Tensor on_gpu = randn({40}, Options().device(cuda_device()));
+  const Tensor on_device = randn({40}, Options().device(device));
   manual_seed(0);
   const Tensor on_cpu = randn({40});
-  CHECK(on_gpu.device() == cuda_device());
-  CHECK(bits_of(on_gpu.to(kCPU)) == bits_of(on_cpu));
-  Tensor target = empty({17}, Options().device(cuda_device()));
+  CHECK(on_device.device() == device);
+  CHECK(bits_of(on_device.to(kCPU)) == bits_of(on_cpu));
+  Tensor target = empty({17}, Options().device(device));
   manual_seed(4);
   uniform_(target, -1, 1);
   Tensor reference = empty({17});

@@ -20,11 +20,24 @@
 # EMBER_BUILD_DIR (default build-gpu) and EMBER_JOBS (default: every core) change the build.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+bundle=.gpu-bundle
+# The one step that cannot be made up on the GPU machine, which reaches no package archive: said
+# first, before anything is built or written.
+if [ ! -f "$bundle/MANIFEST" ]; then
+  cat >&2 <<EOF
+gpu_check: no $bundle/ here, and the GPU machine cannot fetch what the build needs. Make it first,
+on a machine where apt-get reaches Debian, with the one command
+    bash tools/gpu_bundle.sh
+then carry $bundle/ to the GPU machine with the working tree: git ignores it, so it travels only
+when carried (the device tool: carry [".gpu-bundle"]). CONTRIBUTING.md, "The GPU check", gives the
+whole sequence.
+EOF
+  exit 2
+fi
 export GPU_CHECK_START=${GPU_CHECK_START:-$(date +%s)}
 out=${1:-gpu-check-output}
 build=${EMBER_BUILD_DIR:-build-gpu}
 jobs=${EMBER_JOBS:-$(nproc)}
-bundle=.gpu-bundle
 mkdir -p "$build"
 prefix=$(cd "$build" && pwd)/gpu-bundle-prefix
 summary=$out/summary.txt
@@ -85,7 +98,6 @@ EOF
   fi
 }
 began=$(date +%s)
-[ -f "$bundle/MANIFEST" ] || stop "no $bundle/MANIFEST: make the bundle with bash tools/gpu_bundle.sh where apt-get reaches Debian, and carry .gpu-bundle"
 (cd "$bundle" && sha256sum --quiet -c MANIFEST) || stop "$bundle differs from its MANIFEST: make it again with tools/gpu_bundle.sh"
 stamp=$(sha256sum "$bundle/MANIFEST" | cut -d' ' -f1)
 if [ "$(cat "$prefix/.bundle-stamp" 2>/dev/null)" != "$stamp" ]; then
@@ -93,8 +105,9 @@ if [ "$(cat "$prefix/.bundle-stamp" 2>/dev/null)" != "$stamp" ]; then
   while read -r _ deb; do unpack_deb "$bundle/$deb" "$prefix" || stop "could not unpack $deb"; done <"$bundle/MANIFEST"
   echo "$stamp" >"$prefix/.bundle-stamp"
 fi
-library_dir=$(dirname "$(find "$prefix" -name 'libdnnl.so.*' -print -quit)")
-[ -d "$library_dir" ] || stop "the bundle holds no libdnnl.so"
+library=$(find "$prefix" -name 'libdnnl.so.*' -print -quit)
+[ -n "$library" ] || stop "the bundle holds no libdnnl.so"
+library_dir=$(dirname "$library")
 # libdnnl.so.2 finds libOpenCL.so.1 here, at build time (Catch's test discovery runs ember_tests) and after.
 export LD_LIBRARY_PATH=$library_dir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 note "bundle: $(wc -l <"$bundle/MANIFEST") packages, $(du -ck "$bundle"/*.deb | tail -1 | cut -f1) KiB," \

@@ -4,7 +4,10 @@
 #     stops at once, non-zero, saying "no CUDA GPU visible", having run nothing (a CTest case,
 #     tests/check_gpu_gate.sh, holds it to that on every machine without a GPU);
 #  2. every test case tagged [gpu], each in a process of its own, so that a crash or a sticky CUDA
-#     error stays in its case; one that fails, or skips, fails the check;
+#     error stays in its case; one that fails, or skips, fails the check. They run with
+#     EMBER_CUDA_SYNC=1 and CUDA_LAUNCH_BLOCKING=1: every kernel is waited for as it is launched,
+#     so a fault is reported by the kernel (and the op) that made it, not by a later one. The steps
+#     that measure time below run without them;
 #  3. bench_cuda: ember vs raw cuBLAS, the fused bias, a profiled training step and its chrome trace;
 #  4. the chapter's exercise 2 on the GPU (fp32 vs fp16 and bf16 autocast) and exercise 1's GPU
 #     memory curve, with their charts (gnuplot's where installed, else tools/gpu_charts.py's).
@@ -106,7 +109,8 @@ gpu_test_cases() {
     seconds=$(allowance 240)
     ((seconds > 0)) || { out_of_time "$name"; continue; }
     echo "==== $name" >>"$log"
-    output=$(timeout -k 10 "$seconds" "$tests" "$(catch_spec "$name")" --warn NoTests 2>&1)
+    output=$(EMBER_CUDA_SYNC=1 CUDA_LAUNCH_BLOCKING=1 timeout -k 10 "$seconds" "$tests" "$(catch_spec "$name")" \
+      --warn NoTests 2>&1)
     code=$?
     printf '%s\n==== exit %d after %d s\n\n' "$output" "$code" $(($(date +%s) - began)) >>"$log"
     if [[ $output == *"$skipped_marker"* ]]; then

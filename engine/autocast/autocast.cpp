@@ -26,7 +26,9 @@ struct CachedCast {
 };
 
 struct State {
-  std::array<DeviceState, 2> devices{DeviceState{false, kBFloat16}, DeviceState{false, kFloat16}};
+  // CPU, CUDA, and the checking device, which autocasts as CUDA does.
+  std::array<DeviceState, 3> devices{DeviceState{false, kBFloat16}, DeviceState{false, kFloat16},
+                                     DeviceState{false, kFloat16}};
   int nesting = 0;  // guards alive on this thread; the cache empties when the outermost one ends
   std::unordered_map<const TensorImpl*, CachedCast> cache;
 };
@@ -34,7 +36,9 @@ thread_local State state;
 
 DeviceState& of(DeviceType device_type) { return state.devices[static_cast<size_t>(device_type)]; }
 
-void update_active() { autocast::active = of(DeviceType::CPU).enabled || of(DeviceType::CUDA).enabled; }
+void update_active() {
+  autocast::active = of(DeviceType::CPU).enabled || of(DeviceType::CUDA).enabled || of(DeviceType::Checked).enabled;
+}
 
 bool is_weight(const Tensor& t) { return t.dtype() == kFloat32 && t.requires_grad() && t.is_leaf() && !t._is_view(); }
 
@@ -55,7 +59,7 @@ AutocastGuard::AutocastGuard(DeviceType device_type, std::optional<DType> dtype,
     warn("User provided device_type of 'cuda', but CUDA is not available. Disabling");
     enabled = false;
   }
-  if (enabled && device_type == DeviceType::CUDA && target != kBFloat16 && target != kFloat16) {
+  if (enabled && device_type != DeviceType::CPU && target != kBFloat16 && target != kFloat16) {
     warn("In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
          "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 currently.");
     enabled = false;

@@ -144,7 +144,7 @@ struct WhereBackward0 {  // inputs: condition, self, other
   SavedTensor condition;
   auto saved() { return std::tie(condition); }
   Grads apply(const Tensor& g, Needs needs) const {
-    const Tensor c = condition.unpack(), zero = scalar_tensor(0, g.dtype());
+    const Tensor c = condition.unpack(), zero = constant_like(g, 0);
     return {Tensor(), needs[1] ? where(c, g, zero) : Tensor(), needs[2] ? where(c, zero, g) : Tensor()};
   }
 };

@@ -34,6 +34,10 @@ Tensor counted_writes(Tensor grad, int writes) {
   return grad;
 }
 
+Tensor constant_like(const Tensor& g, Scalar value) {
+  return scalar_tensor(value, Options(g.dtype()).device(g.device()));
+}
+
 Tensor scaled(const Tensor& g, Scalar factor) {
   if (factor.to_double() == 1) return g;
   return g * factor;
@@ -55,17 +59,17 @@ Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool k
 }
 
 // On the CPU PyTorch fills a new zero tensor where the mask holds (new_zeros, then masked_fill_ with
-// g / count: one counted write), so an infinite g leaves zeros elsewhere; its CUDA branch multiplies
-// by the mask, where 0 * inf is NaN.
+// g / count: one counted write), so an infinite g leaves zeros elsewhere; its CUDA branch (taken by
+// every device that is not the CPU) multiplies by the mask, where 0 * inf is NaN.
 Tensor evenly_distribute_backward(const Tensor& g, const Tensor& input, const Tensor& value) {
   const bool nan_value = ne(value, value).item<bool>();
   const Tensor mask = nan_value ? ne(input, input) : eq(input, value);
-  if (g.device().is_cuda()) return mask.to(g.dtype()) * (g / mask.sum());
-  return counted_writes(where(mask, g / mask.sum(), scalar_tensor(0, g.dtype())), 1);
+  if (!g.device().is_cpu()) return mask.to(g.dtype()) * (g / mask.sum());
+  return counted_writes(where(mask, g / mask.sum(), constant_like(g, 0)), 1);
 }
 
 Grads maximum_backward(const Tensor& g, const Tensor& self, const Tensor& other, Needs needs, bool maximum) {
-  const Tensor zero = scalar_tensor(0, g.dtype());
+  const Tensor zero = constant_like(g, 0);
   const Tensor shared = where(eq(self, other), g / 2, g);
   const Tensor self_smaller = lt(self, other), self_larger = gt(self, other);
   // Each is PyTorch's where(...).masked_fill_(...): one counted write.
@@ -74,7 +78,7 @@ Grads maximum_backward(const Tensor& g, const Tensor& self, const Tensor& other,
 }
 
 Tensor clamp_backward(const Tensor& g, const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
-  const Tensor zero = scalar_tensor(0, g.dtype());
+  const Tensor zero = constant_like(g, 0);
   Tensor within = g;
   if (max) within = where(le(self, *max), within, zero);
   if (min) within = where(ge(self, *min), within, zero);
@@ -86,7 +90,7 @@ Grads addcdiv_backward(const Tensor& g, const Tensor& tensor1, const Tensor& ten
   // integer tensor2 takes g's dtype instead: PyTorch's backward raises "result type Float can't be
   // cast to the desired output type Long" there.)
   const DType value_dtype = tensor2.is_floating_point() ? tensor2.dtype() : g.dtype();
-  return {g, needs[1] ? g * (scalar_tensor(value, value_dtype).to(tensor2.device()) / tensor2) : Tensor(),
+  return {g, needs[1] ? g * (scalar_tensor(value, Options(value_dtype).device(tensor2.device())) / tensor2) : Tensor(),
           needs[2] ? -g * (tensor1 * value / (tensor2 * tensor2)) : Tensor()};
 }
 
@@ -102,7 +106,7 @@ Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, 
     position_sizes[dim] = sizes[dim];
     const Tensor positions = arange(sizes[dim], Options(kInt64).device(g.device())).view(position_sizes);
     const Tensor chosen = eq(positions, unsqueeze ? indices.unsqueeze(dim) : indices);
-    return where(chosen, unsqueeze ? g.unsqueeze(dim) : g, scalar_tensor(0, g.dtype()));
+    return where(chosen, unsqueeze ? g.unsqueeze(dim) : g, constant_like(g, 0));
   }
   Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
   internal::scatter_into_new_tensor(grad_input, dim, unsqueeze ? indices.unsqueeze(dim) : indices,

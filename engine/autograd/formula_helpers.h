@@ -41,6 +41,9 @@ Tensor unpack_output(const SavedTensor& result);
 // version 2). ember's formula computes the same values without those writes and counts them here.
 Tensor counted_writes(Tensor grad, int writes);
 Tensor scaled(const Tensor& g, Scalar factor);  // g * factor, skipping a multiply by 1
+// A formula's constant: a 0-dim tensor holding `value` in g's dtype, made on g's device (a CPU
+// constant would reach a device op as a host pointer, or make its output on the CPU).
+Tensor constant_like(const Tensor& g, Scalar value);
 Tensor unsqueeze_reduced(const Tensor& g, const Dims& dims, int64_t ndim, bool keepdim);
 // g placed in `region` (a view of a zero tensor) of `sizes`: ATen's select_backward and
 // slice_backward, which write below autograd, so the result is at version 0 as in PyTorch.

@@ -137,7 +137,7 @@ Tensor SavedTensor::unpack() const {
   if (current == saved_version_) return t;
   std::string message = str_cat("one of the variables needed for gradient computation has been modified by an "
                                 "inplace operation: [",
-                                legacy_type_name(t.dtype(), t.device().is_cuda()), " ", to_string(t.sizes()), "]");
+                                legacy_type_name(t.dtype(), !t.device().is_cpu()), " ", to_string(t.sizes()), "]");
   if (is_output_) message += str_cat(", which is output ", output_nr_, " of ", node_name_, ",");
   else if (auto fn = t.grad_fn())
     message += str_cat(", which is output ", t.impl()->autograd_meta->output_nr, " of ", fn->name(), ",");

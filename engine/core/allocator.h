@@ -6,16 +6,21 @@
 // same sizes every step stops asking the OS for memory after its first steps; `memory_reserved`
 // counts those cached blocks too, and `empty_cache` gives them back. CUDA bytes come from a caching
 // allocator per device and are counted as PyTorch counts them (blocks of 512-byte multiples: one
-// float costs 512), see cuda/caching_allocator.h.
+// float costs 512), see cuda/caching_allocator.h; the checking device's come from one of its own
+// (checking_device.h), counted alike.
 #pragma once
 #include <cstdint>
 
+#include "cuda_backend.h"  // CopyKind
 #include "device.h"
 
 namespace ember {
 
 void* allocate_bytes(Device device, int64_t nbytes);
 void free_bytes(Device device, void* data, int64_t nbytes);
+// Copies bytes between the host and `device` (not the CPU), or within `device`: cudaMemcpy on a GPU,
+// a checked memcpy on the checking device.
+void copy_bytes(Device device, void* dst, const void* src, int64_t nbytes, cuda::CopyKind kind);
 
 // Someone told of every allocation (+bytes) and free (-bytes), on the allocating thread: the
 // profiler, which counts the bytes each op allocates. CPU bytes as requested, CUDA bytes as the
@@ -30,7 +35,7 @@ void reset_peak_memory_stats(Device device = kCPU);
 
 // Bytes held from the OS: blocks in use (rounded up to their size class) plus cached free blocks.
 int64_t memory_reserved(Device device = kCPU);
-// Returns every cached free block to the OS, on the CPU and every CUDA device (torch.cuda.empty_cache);
+// Returns every cached free block to the OS, on the CPU and every other device (torch.cuda.empty_cache);
 // blocks in use stay.
 void empty_cache();
 // How many times the allocator has asked the OS (cudaMalloc on a GPU) for a new block since the program

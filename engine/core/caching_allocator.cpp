@@ -2,6 +2,7 @@
 #include "caching_allocator.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "error.h"
 
@@ -126,6 +127,15 @@ void CachingAllocator::release_free_segments() {
 void CachingAllocator::empty_cache() {
   std::lock_guard lock(mutex_);
   release_free_segments();
+}
+
+bool CachingAllocator::holds(const void* begin, int64_t nbytes) const {
+  std::lock_guard lock(mutex_);
+  auto after = in_use_.upper_bound(const_cast<void*>(begin));  // the first block starting past begin
+  if (after == in_use_.begin()) return false;
+  const Block* block = std::prev(after)->second;
+  const auto end = reinterpret_cast<uintptr_t>(begin) + static_cast<uintptr_t>(nbytes);
+  return end <= reinterpret_cast<uintptr_t>(block->data) + static_cast<uintptr_t>(block->size);
 }
 
 MemoryStats CachingAllocator::stats() const {

@@ -50,6 +50,8 @@ class CachingAllocator {
   void* allocate(int64_t nbytes);
   void free(void* data);
   void empty_cache();  // frees every wholly free segment
+  // Whether the bytes [begin, begin + nbytes) lie in one block handed out and not yet freed.
+  bool holds(const void* begin, int64_t nbytes) const;
   MemoryStats stats() const;
   void reset_peak_stats();
 

@@ -48,16 +48,16 @@ Tensor operand(const Tensor& t, DType result, const Dims& shape) {
 
 Tensor compute_ternary(TernaryOp op, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
   check_division(op, tensor1, tensor2);
-  internal::check_same_device(self, tensor1);
-  internal::check_same_device(self, tensor2);
+  const Device device = internal::common_device({self, tensor1, tensor2});
+  if (self.device() != device || tensor1.device() != device || tensor2.device() != device) [[unlikely]]  // by value
+    return compute_ternary(op, internal::on_device(self, device), internal::on_device(tensor1, device),
+                           internal::on_device(tensor2, device), value);
   const DType result = internal::result_type({self, tensor1, tensor2});
-  check_kernel(op, result, value, self.device());
+  check_kernel(op, result, value, device);
   const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), tensor1.sizes()), tensor2.sizes());
-  Tensor out =
-      internal::new_elementwise_output(shape, internal::compute_dtype(result), self.device(), self, tensor1, tensor2);
-  kernels::on(out.device())
-      .ternary(op, out, operand(self, result, shape), operand(tensor1, result, shape), operand(tensor2, result, shape),
-               value);
+  Tensor out = internal::new_elementwise_output(shape, internal::compute_dtype(result), device, self, tensor1, tensor2);
+  kernels::on(device).ternary(op, out, operand(self, result, shape), operand(tensor1, result, shape),
+                              operand(tensor2, result, shape), value);
   return internal::converted(out, result);
 }
 
@@ -67,8 +67,11 @@ Tensor compute_ternary(TernaryOp op, const Tensor& self, const Tensor& tensor1, 
 void compute_ternary_in_place(TernaryOp op, const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                               Scalar value) {
   check_division(op, tensor1, tensor2);
-  internal::check_same_device(self, tensor1);
-  internal::check_same_device(self, tensor2);
+  const Device device = internal::common_device({self, tensor1, tensor2});
+  if (self.device() != device) internal::device_mismatch(device, self.device());  // self is the output
+  if (tensor1.device() != device || tensor2.device() != device) [[unlikely]]      // by value
+    return compute_ternary_in_place(op, self, internal::on_device(tensor1, device),
+                                    internal::on_device(tensor2, device), value);
   internal::check_writable(self, tensor1);
   internal::check_writable(self, tensor2);
   const Dims shape = broadcast_shapes(broadcast_shapes(self.sizes(), tensor1.sizes()), tensor2.sizes());

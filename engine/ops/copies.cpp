@@ -2,7 +2,7 @@
 // PyTorch, and the reads a tensor's values take to leave the engine (to_vector, item). Every copy
 // runs the device's copy kernel, which converts dtypes and follows any strides; between devices
 // the bytes cross once, packed on the host.
-#include "core/cuda_backend.h"
+#include "core/allocator.h"
 #include "core/inference_mode.h"
 #include "core/memory_layout.h"
 #include "core/memory_overlap.h"
@@ -61,26 +61,26 @@ struct ToDtype : FunctionalOp {  // the engine casts the gradient back to the in
 struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the input's device
   static constexpr const char* name = "aten::to";
   static Tensor compute(const Tensor& self, Device target) {
+    using cuda::CopyKind;
     if (self.device().is_cpu()) {  // host to device: pack on the host, then one copy
       Tensor packed = internal::contiguous(self);
       Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
-      cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
-                       cuda::CopyKind::HostToDevice);
+      copy_bytes(target, out.raw_data(), packed.raw_data(), self.numel() * self.element_size(), CopyKind::HostToDevice);
       return out;
     }
     if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
       const int64_t span_bytes = storage_nbytes(self.sizes(), self.strides(), self.element_size());
       auto host = std::make_shared<Storage>(span_bytes, kCPU);
-      if (span_bytes > 0) cuda::copy_bytes(host->data, self.raw_data(), span_bytes, cuda::CopyKind::DeviceToHost);
+      if (span_bytes > 0) copy_bytes(self.device(), host->data, self.raw_data(), span_bytes, CopyKind::DeviceToHost);
       return internal::contiguous(
           Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype(),
                                               /*tracks_version=*/!InferenceMode::is_enabled())));
     }
-    // between GPUs
+    if (target.type != self.device().type) return compute(compute(self, kCPU), target);  // through the host
+    // between devices of one kind
     Tensor packed = self.contiguous();
     Tensor out = internal::new_empty(self.sizes(), self.dtype(), target);
-    cuda::copy_bytes(out.raw_data(), packed.raw_data(), self.numel() * self.element_size(),
-                     cuda::CopyKind::DeviceToDevice);
+    copy_bytes(target, out.raw_data(), packed.raw_data(), self.numel() * self.element_size(), CopyKind::DeviceToDevice);
     return out;
   }
   static ToCopyBackward0 save(const Tensor&, const Tensor&, Device) { return {}; }

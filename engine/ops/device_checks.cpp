@@ -3,13 +3,30 @@
 
 namespace ember::internal {
 
+namespace {
+bool is_cpu_scalar(const Tensor& t) { return t.dim() == 0 && t.device().is_cpu(); }
+}  // namespace
+
 void check_same_device(const Tensor& a, const Tensor& b) {
   if (a.device() == b.device()) return;
   // 0-dim CPU tensors may be combined with tensors on any device, as in PyTorch.
-  if (b.dim() == 0 && b.device().is_cpu()) return;
-  if (a.dim() == 0 && a.device().is_cpu()) return;
-  throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ",
-                      a.device().str(), " and ", b.device().str(), "!"));
+  if (is_cpu_scalar(a) || is_cpu_scalar(b)) return;
+  device_mismatch(a.device(), b.device());
+}
+
+void device_mismatch(Device first, Device second) {
+  throw Error(str_cat("Expected all tensors to be on the same device, but found at least two devices, ", first.str(),
+                      " and ", second.str(), "!"));
+}
+
+Device common_device(std::initializer_list<std::reference_wrapper<const Tensor>> operands) {
+  const Tensor* first = nullptr;
+  for (const Tensor& t : operands)
+    if (t.defined() && !is_cpu_scalar(t) && first == nullptr) first = &t;
+  if (first == nullptr) return kCPU;
+  for (const Tensor& t : operands)
+    if (t.defined()) check_same_device(*first, t);
+  return first->device();
 }
 
 void check_same_device(std::initializer_list<NamedArgument> arguments, const char* method) {

@@ -47,10 +47,11 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
     // PyTorch's 16-bit add and sub take alpha in the result's dtype. bfloat16 then computes
     // a + alpha * b in float32 and rounds once; float16 (c10::Half arithmetic) rounds alpha * b
     // to float16 first.
-    const Tensor alpha_in_dtype = internal::scalar(alpha, result);
-    if (result == kFloat16)
+    if (result == kFloat16) {
+      const Tensor alpha_in_dtype = internal::scalar(alpha, result, b.device());
       return compute_binary(op, a, compute_binary(BinaryOp::Mul, b, alpha_in_dtype, 1, result), 1, result);
-    alpha = alpha_in_dtype.item<double>();
+    }
+    alpha = internal::scalar(alpha, result).item<double>();  // rounded to bfloat16 on the host
   }
   const Dims shape = a.sizes() == b.sizes() ? a.sizes() : broadcast_shapes(a.sizes(), b.sizes());
   const DType compute = internal::compute_dtype(result);
@@ -71,7 +72,10 @@ Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alph
 }
 
 Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
-  internal::check_same_device(a, b);
+  if (a.device() != b.device()) [[unlikely]] {  // a 0-dim CPU operand joins the common device by value
+    const Device device = internal::common_device({a, b});
+    return binary(op, internal::on_device(a, device), internal::on_device(b, device), alpha);
+  }
   check_bool_subtraction(op, a.dtype(), b.dtype());
   if (a.sizes() != b.sizes()) broadcast_shapes(a.sizes(), b.sizes());  // its error comes before alpha's
   const DType result = binary_result_dtype(op, internal::result_type(a, b));
@@ -80,7 +84,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor wrapped_number(BinaryOp op, const Tensor& a, Scalar b) {
-  return internal::scalar(b, scalar_result_dtype(op, a, b));
+  return internal::scalar(b, scalar_result_dtype(op, a, b), a.device());
 }
 Tensor binary_with_number(BinaryOp op, const Tensor& a, Scalar b) {
   check_bool_subtraction(op, a.dtype(), b.kind());
@@ -88,7 +92,11 @@ Tensor binary_with_number(BinaryOp op, const Tensor& a, Scalar b) {
 }
 
 void binary_in_place(BinaryOp op, const Tensor& self, const Tensor& other, Scalar alpha) {
-  internal::check_same_device(self, other);
+  if (self.device() != other.device()) [[unlikely]] {  // a 0-dim CPU `other` joins self's device by value
+    const Device device = internal::common_device({self, other});
+    if (self.device() != device) internal::device_mismatch(device, self.device());  // self is the output
+    return binary_in_place(op, self, internal::on_device(other, device), alpha);
+  }
   check_bool_subtraction(op, self.dtype(), other.dtype());
   internal::check_writable(self, other);
   // TensorIterator's order: overlap, then shape, then dtype.
@@ -108,7 +116,7 @@ void binary_with_number_in_place(BinaryOp op, const Tensor& self, Scalar other) 
   check_bool_subtraction(op, self.dtype(), other.kind());
   internal::check_writable(self, Tensor());
   internal::check_can_cast(binary_result_dtype(op, internal::result_type(self, other)), self.dtype());
-  Tensor number = internal::scalar(other, self.dtype());  // a wrapped number, as in binary_with_number
+  Tensor number = internal::scalar(other, self.dtype(), self.device());  // a wrapped number, as in binary_with_number
   const kernels::KernelTable& kernels = kernels::on(self.device());
   if (internal::compute_dtype(self.dtype()) == self.dtype())
     kernels.binary(op, self, self, internal::broadcast_to(number, self.sizes()), 1);
@@ -133,7 +141,10 @@ void unary_in_place(UnaryOp op, const Tensor& self, DType result) {
 }
 
 Tensor compare(CompareOp op, const Tensor& a, const Tensor& b) {
-  internal::check_same_device(a, b);
+  if (a.device() != b.device()) [[unlikely]] {  // a 0-dim CPU operand joins the common device by value
+    const Device device = internal::common_device({a, b});
+    return compare(op, internal::on_device(a, device), internal::on_device(b, device));
+  }
   const DType compute = internal::compute_dtype(internal::result_type(a, b));
   const Dims shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor out = internal::new_elementwise_output(shape, kBool, a.device(), a, b);

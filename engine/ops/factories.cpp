@@ -1,5 +1,6 @@
-// Factories: tensors made from nothing (zeros, arange, eye, ...) or from C++ values. Everything is
-// filled on the CPU; a tensor asked for on CUDA is then moved there.
+// Factories: tensors made from nothing (zeros, arange, eye, ...) or from C++ values. Constant fills
+// are made on the requested device by its fill kernel, which takes the value as an argument;
+// values computed on the host (arange, from_vector) are made on the CPU and then moved.
 #include <cmath>
 
 #include "core/inference_mode.h"
@@ -20,8 +21,8 @@ Tensor empty(const Dims& sizes, Options options) {
 
 Tensor full(const Dims& sizes, Scalar value, Options options) {
   internal::check_fits(value, options.dtype_);
-  Tensor out = internal::new_empty(sizes, options.dtype_);
-  kernels::on(kCPU).fill(out, value);
+  Tensor out = internal::new_empty(sizes, options.dtype_, options.device_);
+  kernels::on(out.device()).fill(out, value);
   return finish_factory(out, options);
 }
 
@@ -37,25 +38,18 @@ struct OnesLike : CompositeOp {
   template <typename... Unset>
   static Tensor compute(const Tensor& t, const Unset&...) {
     // Laid out like t (PyTorch's memory_format=preserve), made by empty_like as ATen's is (so a
-    // profile shows aten::empty_like > aten::empty_strided, then aten::fill_); filled on the CPU:
-    // CUDA has no fill kernel yet.
-    if (t.device().is_cpu()) {
-      Tensor out = internal::recorded_empty_like(t, MemoryFormat::Preserve);
-      internal::fill_new_tensor(out, 1);
-      return out;
-    }
-    Tensor out = internal::new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), t.dtype());
+    // profile shows aten::empty_like > aten::empty_strided, then aten::fill_), on t's device.
+    Tensor out = internal::recorded_empty_like(t, MemoryFormat::Preserve);
     internal::fill_new_tensor(out, 1);
-    return out.to(t.device());
+    return out;
   }
 };
 }  // namespace
 
 // The *_like factories lay their result out like t, as PyTorch's (memory_format=preserve) do.
 Tensor zeros_like(const Tensor& t) {
-  if (!t.device().is_cpu()) return zeros(t.sizes(), Options(t.dtype()).device(t.device()));
   Tensor out = internal::new_empty_like(t, t.dtype());
-  kernels::on(kCPU).fill(out, 0);
+  kernels::on(out.device()).fill(out, 0);
   return out;
 }
 Tensor ones_like(const Tensor& t) {
@@ -140,11 +134,11 @@ Tensor eye(int64_t n, int64_t m, Options options) {
   EMBER_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   EMBER_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
   product({n, m});  // PyTorch resizes its result first: "numel: integer multiplication overflow"
-  Tensor out = internal::new_empty({n, m}, options.dtype_);
-  kernels::on(kCPU).fill(out, 0);
+  Tensor out = internal::new_empty({n, m}, options.dtype_, options.device_);
+  kernels::on(out.device()).fill(out, 0);
   if (n > 0 && m > 0) {
     Tensor diagonal(std::make_shared<TensorImpl>(*out.impl(), Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
-    kernels::on(kCPU).fill(diagonal, 1);
+    kernels::on(out.device()).fill(diagonal, 1);
   }
   return finish_factory(out, options);
 }
@@ -196,7 +190,7 @@ Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::functi
 
 Tensor scalar_tensor(Scalar value, Options options) {
   internal::check_fits(value, options.dtype_);
-  return finish_factory(internal::scalar(value, options.dtype_), options);
+  return finish_factory(internal::scalar(value, options.dtype_, options.device_), options);
 }
 
 }  // namespace ember

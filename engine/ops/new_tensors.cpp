@@ -116,13 +116,19 @@ void check_fits(Scalar value, DType dtype) {
 }
 
 Tensor scalar(Scalar value, DType dtype, Device device) {
-  Tensor out = new_empty({}, dtype, kCPU);
-  kernels::on(kCPU).fill(out, value);
-  return device.is_cpu() ? out : out.to(device);
+  Tensor out = new_empty({}, dtype, device);
+  kernels::on(device).fill(out, value);
+  return out;
 }
 
-Tensor finish_factory(Tensor cpu, const Options& options) {
-  Tensor out = options.device_.is_cpu() ? cpu : cpu.to(options.device_);
+Tensor on_device(const Tensor& t, Device device) {
+  if (!t.defined() || t.device() == device) return t;
+  EMBER_INTERNAL_ASSERT(t.dim() == 0 && t.device().is_cpu(), "only a 0-dim CPU tensor joins another device's op");
+  return scalar(t.item(), t.dtype(), device);
+}
+
+Tensor finish_factory(Tensor made, const Options& options) {
+  Tensor out = made.device() == options.device_ ? made : made.to(options.device_);
   if (options.requires_grad_) {
     EMBER_CHECK(out.is_floating_point(), "Only Tensors of floating point and complex dtype can require gradients");
     out.requires_grad_();

@@ -31,8 +31,13 @@ Tensor new_elementwise_output(const Dims& shape, DType dtype, Device device, con
   const Layout layouts[] = {Layout{inputs.sizes(), inputs.strides()}...};
   return new_empty_strided(shape, elementwise_output_strides(shape, layouts), dtype, device);
 }
-// A 0-dim tensor holding `value` as `dtype`.
+// A 0-dim tensor holding `value` as `dtype`, filled on `device` by its fill kernel, which takes the
+// value as an argument: nothing is copied from the host, and nothing waits for the device.
 Tensor scalar(Scalar value, DType dtype, Device device = kCPU);
+// t on `device` for an element-wise op whose common device that is (device_checks.h): t itself, or
+// a 0-dim CPU operand's value as a scalar made there, as PyTorch's CUDA kernels take a CPU scalar
+// by value. (t.to(device) would copy from the host and wait for the device, every call.)
+Tensor on_device(const Tensor& t, Device device);
 // In-place ops on a tensor (or a view of one) that a factory or a derivative formula has just made:
 // shown by the profiler, version left at 0, as PyTorch runs them below autograd (dispatch.h,
 // call_on_new_tensor). Each is defined beside its op: fill_ (pointwise.cpp), copy_ (copies.cpp),
@@ -44,9 +49,10 @@ void scatter_into_new_tensor(const Tensor& fresh, int64_t dim, const Tensor& ind
 // "value cannot be converted to type int64_t without overflow" for NaN or out-of-range values
 // (infinities are fine for floating dtypes; anything converts to bool).
 void check_fits(Scalar value, DType dtype);
-// A factory's last step: move to the requested device, then require grad if asked (PyTorch's
-// "Only Tensors of floating point and complex dtype can require gradients" otherwise).
-Tensor finish_factory(Tensor cpu, const Options& options);
+// A factory's last step: move to the requested device (where it was not made there), then require
+// grad if asked (PyTorch's "Only Tensors of floating point and complex dtype can require gradients"
+// otherwise).
+Tensor finish_factory(Tensor made, const Options& options);
 
 // A *_like factory with options: `make` applied to t, or to an empty tensor of t's sizes with the
 // dtype and device the options give (t's where they give none), then requires_grad if asked.

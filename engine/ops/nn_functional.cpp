@@ -2,6 +2,7 @@
 // Each is one op with PyTorch's node (SoftmaxBackward0, NllLossBackward0, ...); cross_entropy is
 // composite (log_softmax then nll_loss), as in PyTorch.
 #include "core/warning.h"
+#include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
 #include "new_tensors.h"
@@ -86,6 +87,7 @@ struct LayerNorm : FunctionalOp {
       throw Error(str_cat("Given normalized_shape=", to_string(normalized_shape), ", expected input with shape ",
                           expected, "], but got input of size", to_string(input.sizes())));
     }
+    internal::check_same_device({{"input", input}, {"weight", weight}, {"bias", bias}}, "wrapper__native_layer_norm");
     EMBER_CHECK(input.is_floating_point(), "\"LayerNormKernelImpl\" not implemented for '",
                 scalar_type_name(input.dtype()), "'");
     const DType compute = internal::compute_dtype(input.dtype());
@@ -141,6 +143,7 @@ struct NllLoss : FunctionalOp {
     EMBER_CHECK(!batched || target.dim() == 1, "0D or 1D target tensor expected, multi-target not supported");
     EMBER_CHECK(target.numel() == batch, "Expected input batch_size (", batch, ") to match target batch_size (",
                 target.numel(), ").");
+    internal::check_same_device({{"self", log_probs}, {"target", target}}, "wrapper_nll_loss_forward");
     EMBER_CHECK(target.dtype() == kInt64, "expected scalar type Long but found ", scalar_type_name(target.dtype()));
     EMBER_CHECK(log_probs.is_floating_point(), "\"nll_loss_out_frame\" not implemented for '",
                 scalar_type_name(log_probs.dtype()), "'");

@@ -50,8 +50,8 @@ struct Rsub : FunctionalOp {  // b - a
   static Tensor compute(const Tensor& a, Scalar b) {
     elementwise::check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
     const DType result = internal::result_type(a, b);
-    return elementwise::compute_binary(BinaryOp::Sub, internal::scalar(b, internal::compute_dtype(result)), a, 1,
-                                       result);
+    const Tensor number = internal::scalar(b, internal::compute_dtype(result), a.device());
+    return elementwise::compute_binary(BinaryOp::Sub, number, a, 1, result);
   }
   static RsubBackward1 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
 };
@@ -77,7 +77,7 @@ struct MulNumberInPlace : NumberInPlaceOp {
     elementwise::binary_with_number_in_place(BinaryOp::Mul, self, other);
   }
   static MulBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
+    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
   }
 };
 struct DivNumberInPlace : NumberInPlaceOp {
@@ -86,7 +86,7 @@ struct DivNumberInPlace : NumberInPlaceOp {
     elementwise::binary_with_number_in_place(BinaryOp::Div, self, other);
   }
   static DivBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()))};
+    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
   }
 };
 }  // namespace

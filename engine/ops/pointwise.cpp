@@ -166,7 +166,7 @@ struct Compare : FunctionalOp {
                                                             : "aten::ge";
   static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::compare(op, a, b); }
   static Tensor compute(const Tensor& a, Scalar b) {
-    return elementwise::compare(op, a, internal::scalar(b, internal::result_type(a, b)));
+    return elementwise::compare(op, a, internal::scalar(b, internal::result_type(a, b), a.device()));
   }
 };
 
@@ -177,15 +177,16 @@ struct Where : FunctionalOp {
                 "where expected condition to be a boolean tensor, but got a tensor with "
                 "dtype ",
                 scalar_type_name(condition.dtype()));
-    internal::check_same_device(condition, a);
-    internal::check_same_device(a, b);
+    const Device device = internal::common_device({condition, a, b});
+    if (condition.device() != device || a.device() != device || b.device() != device) [[unlikely]]  // by value
+      return compute(internal::on_device(condition, device), internal::on_device(a, device),
+                     internal::on_device(b, device));
     const DType result = internal::result_type(a, b);
     const Dims shape = broadcast_shapes(broadcast_shapes(condition.sizes(), a.sizes()), b.sizes());  // PyTorch's order
-    Tensor out = internal::new_elementwise_output(shape, result, a.device(), condition, a, b);
-    kernels::on(out.device())
-        .where(out, internal::broadcast_to(condition, shape),
-               internal::broadcast_to(internal::converted(a, result), shape),
-               internal::broadcast_to(internal::converted(b, result), shape));
+    Tensor out = internal::new_elementwise_output(shape, result, device, condition, a, b);
+    kernels::on(device).where(out, internal::broadcast_to(condition, shape),
+                              internal::broadcast_to(internal::converted(a, result), shape),
+                              internal::broadcast_to(internal::converted(b, result), shape));
     return out;
   }
   static WhereBackward0 save(const Tensor&, const Tensor& condition, const Tensor&, const Tensor&) {

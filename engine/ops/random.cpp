@@ -10,7 +10,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "core/cuda_backend.h"
+#include "core/allocator.h"
 #include "core/memory_overlap.h"
 #include "dispatch.h"
 #include "kernels/convert.h"
@@ -46,7 +46,7 @@ void fill_on_cpu(const Tensor& self, Fill&& fill) {
   Tensor staging = internal::new_empty(self.sizes(), self.dtype());
   fill(staging);
   const int64_t nbytes = self.numel() * self.element_size();
-  if (nbytes > 0) cuda::copy_bytes(self.raw_data(), staging.raw_data(), nbytes, cuda::CopyKind::HostToDevice);
+  if (nbytes > 0) copy_bytes(self.device(), self.raw_data(), staging.raw_data(), nbytes, cuda::CopyKind::HostToDevice);
 }
 
 // ---- random_'s bounds for floating dtypes (PyTorch's update_from / update_to) ----

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "autograd/autograd_meta.h"
-#include "core/cuda_backend.h"
+#include "core/allocator.h"
 #include "core/grad_mode.h"
 #include "core/inference_mode.h"
 #include "core/memory_overlap.h"
@@ -25,7 +25,7 @@ void Storage::grow(int64_t new_nbytes) {
   EMBER_CHECK(!release, "Trying to resize storage that is not resizable");
   void* grown = allocate_bytes(device, new_nbytes);
   if (nbytes > 0 && device.is_cpu()) std::memcpy(grown, data, static_cast<size_t>(nbytes));
-  if (nbytes > 0 && device.is_cuda()) cuda::copy_bytes(grown, data, nbytes, cuda::CopyKind::DeviceToDevice);
+  else if (nbytes > 0) copy_bytes(device, grown, data, nbytes, cuda::CopyKind::DeviceToDevice);
   free_bytes(device, data, nbytes);
   data = grown;
   nbytes = new_nbytes;

@@ -207,7 +207,7 @@ struct Expand : ViewOp {  // expand(self, size, implicit): `implicit` changes no
   static constexpr const char* name = "aten::expand";
   static Tensor compute(const Tensor& self, const Dims& target, bool /*implicit*/) {
     const int64_t ndim = target.size(), tensor_dim = self.dim();
-    EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(self.dtype(), self.device().is_cuda()), "{",
+    EMBER_CHECK(ndim >= tensor_dim, "expand(", legacy_type_name(self.dtype(), !self.device().is_cpu()), "{",
                 to_string(self.sizes()), "}, size=", to_string(target), "): the number of sizes provided (", ndim,
                 ") must be greater or equal to the number of dimensions in the tensor (", tensor_dim, ")");
     // A 0-dim tensor takes the sizes as given (ATen's inferExpandGeometry): a -1 is a size there,

@@ -45,14 +45,14 @@ void bind_dtypes_and_devices(py::module_& m) {
       .def(py::init<const std::string&>(), py::arg("type"))
       .def(py::init([](const std::string& type, int index) { return Device(Device(type).type, index); }),
            py::arg("type"), py::arg("index"))
-      .def_property_readonly("type", [](const Device& d) { return d.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("type", [](const Device& d) { return d.type_name(); })
       .def_property_readonly("index",
                              [](const Device& d) { return d.is_cpu() ? py::none() : py::object(py::int_(d.index)); })
       .def("__str__", &Device::str)
       .def("__repr__",
            [](const Device& d) {
              return d.is_cpu() ? std::string("device(type='cpu')")
-                               : "device(type='cuda', index=" + std::to_string(d.index) + ")";
+                               : str_cat("device(type='", d.type_name(), "', index=", static_cast<int>(d.index), ")");
            })
       .def(
           "__eq__", [](const Device& a, const Device& b) { return a == b; }, py::is_operator())
