@@ -68,3 +68,12 @@ TEST_CASE("a copy to or from the checking device checks which side is its memory
   copy_bytes(checked_device(), host, on_device.raw_data(), 8, CopyKind::DeviceToHost);
   CHECK((host[0] == 1 && host[1] == 1));
 }
+
+TEST_CASE("an empty tensor moves to and from the checking device, as to a GPU", "[checked]") {
+  // An empty tensor may own no block at all; a copy of no bytes has nothing to check (cudaMemcpy
+  // of 0 bytes succeeds too). Found by the sweep of split and diagonal cases with empty results.
+  const Tensor moved = zeros({0, 3}, kFloat64).to(checked_device());
+  CHECK(moved.device() == checked_device());
+  CHECK(moved.sizes() == Dims{0, 3});
+  CHECK(moved.to(kCPU).numel() == 0);
+}

@@ -21,8 +21,8 @@ const std::shared_ptr<HookList<TensorHook>>* tensor_hooks(const Node& node, size
 void check_hook_result(const Tensor& original, const Tensor& result, const std::string& hook_name) {
   EMBER_CHECK(original.defined(), "can't replace a empty gradient with a non-empty value");
   EMBER_CHECK(original.dtype() == result.dtype() && original.device() == result.device(), "hook '", hook_name,
-              "' has changed the type of value (was ", legacy_type_name(original.dtype(), original.device().is_cuda()),
-              " got ", legacy_type_name(result.dtype(), result.device().is_cuda()), ")");
+              "' has changed the type of value (was ", legacy_type_name(original.dtype(), !original.device().is_cpu()),
+              " got ", legacy_type_name(result.dtype(), !result.device().is_cpu()), ")");
   EMBER_CHECK(original.sizes() == result.sizes(), "hook '", hook_name, "' has changed the size of value");
 }
 

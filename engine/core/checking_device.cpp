@@ -59,6 +59,7 @@ bool holds(int device, const void* begin, int64_t nbytes) { return allocator_for
 
 void copy_bytes(int device, void* dst, const void* src, int64_t nbytes, cuda::CopyKind kind) {
   using cuda::CopyKind;
+  if (nbytes == 0) return;  // an empty tensor's (it may have no block at all): nothing to copy, as cudaMemcpy
   check_side(device, dst, nbytes, kind != CopyKind::DeviceToHost, "destination", false);
   check_side(device, src, nbytes, kind != CopyKind::HostToDevice, "source", kind == CopyKind::DeviceToDevice);
   std::memcpy(dst, src, static_cast<size_t>(nbytes));
