@@ -179,6 +179,19 @@ TEST_CASE("a result resized by out= under no_grad must still get a gradient of t
   CHECK(fixture::compare(x.grad(), c["summed_grad"]) == "");
 }
 
+TEST_CASE("a leaf resized after its graph was recorded gets no gradient that does not fit it", "[fidelity][replay]") {
+  // Was an internal assert in AccumulateGrad (replay seed 4040); PyTorch copies into the leaf's sizes.
+  Tensor x = ones({3, 1, 2}, Options().requires_grad());
+  const Tensor y = (x * 2).sum();
+  {
+    CapturedWarnings resize_warning;
+    NoGradGuard no_grad;
+    add_out(x, ones({3, 1, 1}), ones({3, 1, 1}));
+  }
+  CHECK_THROWS_WITH(y.backward(), case_named("replay_resized_root")["leaf_message"].get<std::string>());
+  CHECK_FALSE(x.grad().defined());
+}
+
 // PyTorch's case: a custom Function whose backward returns a [5, 4] gradient for a [2, 3] input.
 struct Wrong : autograd::Function<Wrong> {
   static Tensor forward(autograd::AutogradContext*, const Tensor& x) { return x.t(); }

@@ -44,9 +44,12 @@ void accumulate_grad(const Tensor& leaf, const Tensor& new_grad) {
     if (!GradMode::is_enabled() && new_grad.impl_ptr().use_count() == 1 && obeys_layout_contract(new_grad, strides)) {
       grad = new_grad.detach();
     } else if (dense_leaf) {
-      // PyTorch's clone_obey_contract: new_empty_strided, then copy_, whose write counts (version 1).
-      grad = internal::new_empty_strided(new_grad.sizes(), strides, new_grad.dtype(), new_grad.device());
-      grad.copy_(new_grad);
+      // PyTorch's clone_obey_contract: new_empty_strided in the leaf's sizes and strides, then copy_,
+      // whose write counts (version 1). A leaf resized since the graph recorded it (an out= call
+      // under no_grad) no longer fits: copy_ raises, and .grad stays undefined.
+      Tensor copy = internal::new_empty_strided(leaf.sizes(), strides, new_grad.dtype(), new_grad.device());
+      copy.copy_(new_grad);
+      grad = copy;
     } else {
       grad = new_grad.clone(MemoryFormat::Contiguous);  // clone_obey_contract's other branch: version 0
     }
