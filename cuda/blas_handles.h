@@ -8,5 +8,8 @@ namespace ember::kernels::cuda {
 
 void create_blas_handles(int device);   // both handles of `device`, if not made yet
 bool blas_handles_created(int device);  // whether both exist
+// Whether this process has loaded cuBLAS yet: not at start-up, only at the first product or
+// handle (cuda/cublas_library.h).
+bool cublas_loaded();
 
 }  // namespace ember::kernels::cuda

@@ -17,13 +17,11 @@
 // for 16-bit products allows split sums only in float32 (the COMPUTE_TYPE reduction scheme), so
 // the bias path rounds once too; where the heuristic has no algorithm, the unfused path runs. The
 // workspace is the handle's own, made once with cudaMalloc, so memory_allocated never counts it.
-#include <cublasLt.h>
-#include <cublas_v2.h>
-
 #include <mutex>
 
 #include "blas_handles.h"
 #include "core/cuda_backend.h"
+#include "cublas_library.h"
 #include "device_loops.cuh"
 #include "kernels/kernel_list.h"
 
@@ -66,9 +64,9 @@ Handle handle_for(int device, Create create, const char* what) {
 }
 // cublasCreate, then the math mode that keeps split sums in float32 (top of the file).
 cublasStatus_t create_blas_handle(cublasHandle_t* handle) {
-  const cublasStatus_t status = cublasCreate(handle);
+  const cublasStatus_t status = cublas().cublasCreate(handle);
   if (status != CUBLAS_STATUS_SUCCESS) return status;
-  return cublasSetMathMode(*handle, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
+  return cublas().cublasSetMathMode(*handle, CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION);
 }
 // cublasLt's handle with its workspace, PyTorch's default size, kept as long as the handle.
 constexpr size_t kWorkspaceBytes = 1 << 20;
@@ -77,11 +75,11 @@ struct LtHandle {
   void* workspace = nullptr;
 };
 cublasStatus_t create_lt_handle(LtHandle* lt) {
-  const cublasStatus_t status = cublasLtCreate(&lt->handle);
+  const cublasStatus_t status = cublas().cublasLtCreate(&lt->handle);
   if (status != CUBLAS_STATUS_SUCCESS) return status;
   if (cudaMalloc(&lt->workspace, kWorkspaceBytes) == cudaSuccess) return CUBLAS_STATUS_SUCCESS;
   cudaGetLastError();  // out of memory is not sticky: clear it, the caller reports it
-  cublasLtDestroy(lt->handle);
+  cublas().cublasLtDestroy(lt->handle);
   return CUBLAS_STATUS_ALLOC_FAILED;
 }
 template <typename Handle>
@@ -188,22 +186,24 @@ bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, d
   cublasLtMatmulDesc_t operation = nullptr;
   cublasLtMatrixLayout_t b_layout = nullptr, a_layout = nullptr, out_layout = nullptr;
   cublasLtMatmulPreference_t preference = nullptr;
-  cublasStatus_t status = cublasLtMatmulDescCreate(&operation, precision.compute, precision.scale_type);
+  cublasStatus_t status = cublas().cublasLtMatmulDescCreate(&operation, precision.compute, precision.scale_type);
   auto step = [&](cublasStatus_t next) {
     if (status == CUBLAS_STATUS_SUCCESS) status = next;
   };
-  step(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSA, &B.op, sizeof B.op));
-  step(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSB, &A.op, sizeof A.op));
-  step(cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
-  step(
-      cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer, sizeof bias_pointer));
+  step(cublas().cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSA, &B.op, sizeof B.op));
+  step(cublas().cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_TRANSB, &A.op, sizeof A.op));
+  step(cublas().cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+  step(cublas().cublasLtMatmulDescSetAttribute(operation, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_pointer,
+                                               sizeof bias_pointer));
   // Column-major shapes as cuBLAS stores them: b is [N, K] (or [K, N] transposed), a is [K, M].
-  step(cublasLtMatrixLayoutCreate(&b_layout, type, b_transposed ? K : N, b_transposed ? N : K, B.leading_dimension));
-  step(cublasLtMatrixLayoutCreate(&a_layout, type, a_transposed ? M : K, a_transposed ? K : M, A.leading_dimension));
-  step(cublasLtMatrixLayoutCreate(&out_layout, type, N, M, N));
-  step(cublasLtMatmulPreferenceCreate(&preference));
+  step(cublas().cublasLtMatrixLayoutCreate(&b_layout, type, b_transposed ? K : N, b_transposed ? N : K,
+                                           B.leading_dimension));
+  step(cublas().cublasLtMatrixLayoutCreate(&a_layout, type, a_transposed ? M : K, a_transposed ? K : M,
+                                           A.leading_dimension));
+  step(cublas().cublasLtMatrixLayoutCreate(&out_layout, type, N, M, N));
+  step(cublas().cublasLtMatmulPreferenceCreate(&preference));
   auto prefer = [&](cublasLtMatmulPreferenceAttributes_t attribute, const auto& value) {
-    step(cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value));
+    step(cublas().cublasLtMatmulPreferenceSetAttribute(preference, attribute, &value, sizeof value));
   };
   prefer(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, workspace_bytes);
   prefer(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, a_alignment);
@@ -215,18 +215,18 @@ bool gemm_with_fused_bias(const Tensor& out, const Tensor& a, const Tensor& b, d
   cublasLtMatmulHeuristicResult_t heuristic = {};
   int found = 0;
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = cublasLtMatmulAlgoGetHeuristic(lt.handle, operation, b_layout, a_layout, out_layout, out_layout,
-                                            preference, 1, &heuristic, &found);
+    status = cublas().cublasLtMatmulAlgoGetHeuristic(lt.handle, operation, b_layout, a_layout, out_layout, out_layout,
+                                                     preference, 1, &heuristic, &found);
   if (status == CUBLAS_STATUS_SUCCESS && found == 0) status = CUBLAS_STATUS_NOT_SUPPORTED;
   if (status == CUBLAS_STATUS_SUCCESS)
-    status = cublasLtMatmul(lt.handle, operation, precision.alpha(), b.raw_data(), b_layout, a.raw_data(), a_layout,
-                            precision.beta(), out.raw_data(), out_layout, out.raw_data(), out_layout, &heuristic.algo,
-                            lt.workspace, workspace_bytes, /*stream=*/nullptr);
-  if (preference) cublasLtMatmulPreferenceDestroy(preference);
-  if (out_layout) cublasLtMatrixLayoutDestroy(out_layout);
-  if (a_layout) cublasLtMatrixLayoutDestroy(a_layout);
-  if (b_layout) cublasLtMatrixLayoutDestroy(b_layout);
-  if (operation) cublasLtMatmulDescDestroy(operation);
+    status = cublas().cublasLtMatmul(lt.handle, operation, precision.alpha(), b.raw_data(), b_layout, a.raw_data(),
+                                     a_layout, precision.beta(), out.raw_data(), out_layout, out.raw_data(), out_layout,
+                                     &heuristic.algo, lt.workspace, workspace_bytes, /*stream=*/nullptr);
+  if (preference) cublas().cublasLtMatmulPreferenceDestroy(preference);
+  if (out_layout) cublas().cublasLtMatrixLayoutDestroy(out_layout);
+  if (a_layout) cublas().cublasLtMatrixLayoutDestroy(a_layout);
+  if (b_layout) cublas().cublasLtMatrixLayoutDestroy(b_layout);
+  if (operation) cublas().cublasLtMatmulDescDestroy(operation);
   if (status == CUBLAS_STATUS_SUCCESS) check_launch("gemm with bias");
   return status == CUBLAS_STATUS_SUCCESS;
 }
@@ -253,12 +253,12 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   const cudaDataType_t type = cuda_type(out.dtype());
   const Precision precision = precision_of(out.dtype(), alpha, beta);
   const Operand A = describe(a), B = describe(b);
-  check(cublasGemmStridedBatchedEx(handle_for<cublasHandle_t>(out.device().index, create_blas_handle, "cublasCreate"),
-                                   B.op, A.op, static_cast<int>(N), static_cast<int>(M), static_cast<int>(K),
-                                   precision.alpha(), b.raw_data(), type, static_cast<int>(B.leading_dimension),
-                                   B.batch_stride, a.raw_data(), type, static_cast<int>(A.leading_dimension),
-                                   A.batch_stride, precision.beta(), out.raw_data(), type, static_cast<int>(N), M * N,
-                                   static_cast<int>(batch), precision.compute, CUBLAS_GEMM_DEFAULT),
+  check(cublas().cublasGemmStridedBatchedEx(
+            handle_for<cublasHandle_t>(out.device().index, create_blas_handle, "cublasCreate"), B.op, A.op,
+            static_cast<int>(N), static_cast<int>(M), static_cast<int>(K), precision.alpha(), b.raw_data(), type,
+            static_cast<int>(B.leading_dimension), B.batch_stride, a.raw_data(), type,
+            static_cast<int>(A.leading_dimension), A.batch_stride, precision.beta(), out.raw_data(), type,
+            static_cast<int>(N), M * N, static_cast<int>(batch), precision.compute, CUBLAS_GEMM_DEFAULT),
         "gemm");
   check_launch("gemm");
 }

@@ -12,9 +12,12 @@ case "$how" in
     cmake -S "$here/consumer" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
     ;;
   subdirectory)
-    # CPU-only and portable: the library is compiled again here, so no more of it than needed.
-    cmake -S "$here/consumer" -B "$work/build" -G Ninja -DEMBER_SOURCE_DIR="$from" -DEMBER_CUDA=OFF \
-      -DEMBER_NATIVE=OFF >/dev/null
+    # Portable: the library is compiled again here. No build type and no EMBER_CUDA, as a project
+    # that adds ember would leave them: ember must still be optimised, and CPU-only.
+    cmake -S "$here/consumer" -B "$work/build" -G Ninja -DEMBER_SOURCE_DIR="$from" -DEMBER_NATIVE=OFF >/dev/null
+    commands=$(ninja -C "$work/build" -t commands ember)
+    grep -q -- " -O3 .*engine/core/tensor.cpp" <<<"$commands" || { echo "FAIL: ember is compiled without -O3"; exit 1; }
+    if grep -q nvcc <<<"$commands"; then echo "FAIL: ember compiles CUDA though the project did not ask"; exit 1; fi
     ;;
   *) echo "usage: check_consumer.sh install|subdirectory FROM WORK_DIR" >&2; exit 2 ;;
 esac

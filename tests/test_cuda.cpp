@@ -5,9 +5,26 @@
 // as skipped (tests/skip.h).
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "device_cases.h"
+#ifdef EMBER_WITH_CUDA
+#include "cuda/blas_handles.h"
+#endif
 
 using namespace ember;
+
+namespace {
+
+bool process_has_mapped(const std::string& library) {
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  return text.str().find(library) != std::string::npos;
+}
+
+}  // namespace
 
 TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
   if (skip::with_gpu()) return;
@@ -17,6 +34,25 @@ TEST_CASE("without a GPU, asking for CUDA memory is a clear error", "[cuda]") {
                     Catch::StartsWith("No CUDA GPUs are available (CUDA runtime: "));
 #else
   CHECK_THROWS_WITH(zeros({2}, Options(cuda_device(0))), "Torch not compiled with CUDA enabled");
+#endif
+}
+
+TEST_CASE("cuBLAS is loaded by the first product on a GPU, not when the program starts", "[cuda]") {
+#ifdef EMBER_WITH_CUDA
+  // Linked the usual way it would cost every program ~70 ms at start-up (cuda/cublas_library.h).
+  // Each case runs in a process of its own under CTest; in one run of every case, a GPU product
+  // of an earlier case may have loaded it: then the map must show it.
+  Tensor cpu_product = mm(ones({2, 3}), ones({3, 2}));
+  CHECK(process_has_mapped("libcublas") == kernels::cuda::cublas_loaded());
+  if (!cuda::is_available()) {
+    CHECK_FALSE(kernels::cuda::cublas_loaded());
+    return;
+  }
+  Tensor gpu_product = mm(ones({2, 3}, Options(cuda_device(0))), ones({3, 2}, Options(cuda_device(0))));
+  CHECK(kernels::cuda::cublas_loaded());
+  CHECK(process_has_mapped("libcublas"));
+#else
+  CHECK_FALSE(process_has_mapped("libcublas"));
 #endif
 }
 
