@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "ember.h"
 
 using namespace ember;
@@ -29,7 +30,7 @@ const char* python_bool(bool value) { return value ? "True" : "False"; }
 
 }  // namespace
 
-int main() {
+int chapter_script() {
   manual_seed(0);
 
   std::cout << "—— 读懂形状报错 ——\n";
@@ -134,4 +135,7 @@ int main() {
   std::cout << "（具体耗时每台机器、每次运行都不一样，这里只看排名：矩阵乘一定在最前面）\n";
   std::cout << "完整的表用 prof.key_averages().table(sort_by=\"self_cpu_time_total\", row_limit=10) 打出来\n";
   std::cout << "GPU 上把 activities 加上 CUDA，再按 self_cuda_time_total 排序；要看时间线就用 Nsight Systems\n";
+  return 0;
 }
+
+int main(int argc, char** argv) { return demos::run(argc, argv, "", 0, chapter_script); }

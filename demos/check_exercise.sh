@@ -6,12 +6,18 @@
 set -euo pipefail
 program=$1 folder=$2
 rm -rf "$folder" && mkdir -p "$folder"
-output=$("$program" "$folder")
+# A program that takes an output folder (its --help says so) writes into it; one that takes none
+# runs inside it.
+if "$program" --help | grep -q "folder"; then
+  output=$("$program" "$folder")
+else
+  output=$(cd "$folder" && "$program")
+fi
 echo "$output"
 status=0
 while read -r path; do
   [ -s "$path" ] || { echo "FAIL: $path was announced but is missing or empty"; status=1; }
-done < <(echo "$output" | sed -n 's/^ *wrote \([^ :]*\).*/\1/p')
+done < <(echo "$output" | sed -n 's/^ *wrote \(.*\.[a-z]*\)\(: .*\)\?$/\1/p')
 if command -v gnuplot >/dev/null && echo "$output" | grep -q "\.csv" && ! echo "$output" | grep -q "wrote .*\.png"; then
   echo "FAIL: gnuplot is installed but no chart was written"; status=1
 fi

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "command_line.h"
 #include "exercises/chart.h"
 #include "exercises/memory_leak.h"
 
@@ -69,8 +70,7 @@ void report(const memory_leak::Result& result, const std::string& folder) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string folder = output_folder(argc, argv);
+int memory_leak_exercise(const std::string& folder) {
   constexpr int kSteps = 20;
   report(memory_leak::run(kCPU, kSteps), folder);
   if (!cuda::is_available()) {
@@ -87,4 +87,10 @@ int main(int argc, char** argv) {
   } catch (const Error& e) {
     std::printf("\nThe CUDA run stopped: %s\n", e.what());
   }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return demos::run(argc, argv, "[output folder]   (default ./exercise-output)", 1,
+                    [&] { return memory_leak_exercise(demos::output_folder(argc, argv, "exercise-output")); });
 }

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "command_line.h"
 #include "exercises/autocast_speed.h"
 #include "exercises/chart.h"
 
@@ -93,8 +94,7 @@ void explain(const autocast_speed::Result& r, const CpuCapabilities& cpu) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string folder = output_folder(argc, argv);
+int autocast_exercise(const std::string& folder) {
   const autocast_speed::Model model;
   const bench::Settings settings{.warmup_seconds = 0.3, .seconds_per_case = 2.0, .min_samples = 10};
   std::printf(
@@ -133,4 +133,10 @@ int main(int argc, char** argv) {
                                 .x_label = "device and precision",
                                 .y_label = "ms per forward pass (median; whisker: 10th-90th percentile)",
                                 .notes = notes});
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return demos::run(argc, argv, "[output folder]   (default ./exercise-output)", 1,
+                    [&] { return autocast_exercise(demos::output_folder(argc, argv, "exercise-output")); });
 }

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <string>
 
+#include "command_line.h"
 #include "exercises/chart.h"
 #include "exercises/hot_spots.h"
 
@@ -28,8 +29,7 @@ constexpr double kSecondsForTries = 8;  // the program must end within 30 s on a
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string folder = output_folder(argc, argv);
+int hot_spots_exercise(const std::string& folder) {
   const std::string cache = profiler::default_machine_peaks_path();
   profiler::MachinePeaks peaks = profiler::machine_peaks(cache);
   const std::string trace = folder + "/exercise3_trace.json";
@@ -99,4 +99,10 @@ int main(int argc, char** argv) {
                                 .y_label = "ms per step (median; whisker: 10th-90th percentile)",
                                 .notes = {peak_note},
                                 .groups = {"compute-bound", "memory-bound", "overhead-bound", "no verdict"}});
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return demos::run(argc, argv, "[output folder]   (default ./exercise-output)", 1,
+                    [&] { return hot_spots_exercise(demos::output_folder(argc, argv, "exercise-output")); });
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.h"
 #include "ember.h"
 
 using namespace ember;
@@ -18,7 +19,7 @@ std::string python_bools(const std::vector<bool>& values) {
 const char* python_bool(bool value) { return value ? "True" : "False"; }
 }  // namespace
 
-int main() {
+int first_steps() {
   manual_seed(0);
 
   std::cout << "-- reading a shape error --\n";
@@ -89,3 +90,5 @@ int main() {
   }
   return 0;
 }
+
+int main(int argc, char** argv) { return demos::run(argc, argv, "", 0, first_steps); }

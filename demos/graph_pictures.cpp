@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "command_line.h"
 #include "ember.h"
 
 using namespace ember;
@@ -25,16 +26,14 @@ void draw(const std::string& folder, const std::string& name, const std::string&
   std::ofstream(dot_path) << dot_text;
   std::printf("  wrote %s\n", dot_path.c_str());
   if (!with_dot) return;
-  const std::string command = "dot -Tpng '" + dot_path + "' -o '" + png_path + "'";
+  const std::string command = "dot -Tpng " + demos::shell_quoted(dot_path) + " -o " + demos::shell_quoted(png_path);
   if (std::system(command.c_str()) == 0) std::printf("  wrote %s\n", png_path.c_str());
   else std::printf("  dot failed on %s: no picture\n", dot_path.c_str());
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  const std::string folder = argc > 1 ? argv[1] : "graph-output";
-  std::filesystem::create_directories(folder);
+int draw_graphs(const std::string& folder) {
   const bool with_dot = dot_is_installed();
   if (!with_dot)
     std::printf("Graphviz's dot is not installed, so only the .dot files are written. Install it (apt-get install "
@@ -62,4 +61,10 @@ int main(int argc, char** argv) {
   std::printf("exercise 1: the same two losses after backward() (their saved tensors freed):\n");
   for (const Tensor& loss : kept) loss.backward();
   draw(folder, "exercise1_kept_losses_after_backward", autograd::to_dot(kept, model.named_parameters()), with_dot);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  return demos::run(argc, argv, "[output folder]   (default ./graph-output)", 1,
+                    [&] { return draw_graphs(demos::output_folder(argc, argv, "graph-output")); });
 }

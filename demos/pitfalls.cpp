@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "bench/harness.h"
+#include "command_line.h"
 #include "ember.h"
 
 using namespace ember;
@@ -133,10 +134,13 @@ void benchmark_with_discipline() {
 
 }  // namespace
 
-int main() {
+int pitfalls() {
   manual_seed(0);
   dtype_from_double_data();
   device_from_unregistered_parts();
   version_counter_catches_in_place_edit();
   benchmark_with_discipline();
+  return 0;
 }
+
+int main(int argc, char** argv) { return demos::run(argc, argv, "", 0, pitfalls); }

@@ -11,6 +11,7 @@
 #include <map>
 #include <set>
 
+#include "command_line.h"
 #include "ember.h"
 
 using namespace ember;
@@ -163,7 +164,10 @@ void compact_saved_activations() {
 
 }  // namespace
 
-int main() {
+int saved_tensors() {
   list_what_kept_losses_hold();
   compact_saved_activations();
+  return 0;
 }
+
+int main(int argc, char** argv) { return demos::run(argc, argv, "", 0, saved_tensors); }

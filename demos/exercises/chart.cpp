@@ -8,12 +8,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "command_line.h"
+
 namespace exercises {
 namespace {
 
 bool gnuplot_found() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
 
-// gnuplot strings are single-quoted: a quote inside is doubled.
+// A string in a gnuplot script, single-quoted: a quote inside is doubled.
 std::string quoted(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
@@ -27,7 +29,7 @@ std::string draw(const std::string& path_stem, const std::string& script) {
            "  no chart: gnuplot is not installed (apt-get install gnuplot-nox, or run the README's commands)\n";
   const std::string script_path = path_stem + ".gnuplot";
   std::ofstream(script_path) << script;
-  const int status = std::system(("gnuplot " + quoted(script_path) + " 2>&1").c_str());
+  const int status = std::system(("gnuplot " + demos::shell_quoted(script_path) + " 2>&1").c_str());
   std::filesystem::remove(script_path);
   if (status != 0) return csv_line + "  no chart: gnuplot failed (status " + std::to_string(status) + ")\n";
   return csv_line + "  wrote " + path_stem + ".png\n";
@@ -108,12 +110,6 @@ std::string write_bar_chart(const std::string& path_stem, const std::vector<Bar>
         gp << ", keyentry with boxes lc " << g + 1 << " title " << quoted(groups[g]);
   gp << "\n";
   return draw(path_stem, gp.str());
-}
-
-std::string output_folder(int argc, char** argv) {
-  const std::string folder = argc > 1 ? argv[1] : "exercise-output";
-  std::filesystem::create_directories(folder);
-  return folder;
 }
 
 }  // namespace exercises

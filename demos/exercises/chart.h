@@ -43,8 +43,4 @@ struct Bar {
 std::string write_bar_chart(const std::string& path_stem, const std::vector<Bar>& bars, const std::string& value_name,
                             const ChartStyle& style);
 
-// The folder the exercise programs write into: their first argument, else ./exercise-output.
-// Created when missing.
-std::string output_folder(int argc, char** argv);
-
 }  // namespace exercises
