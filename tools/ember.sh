@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's two commands:
 #   bash tools/ember.sh demo   - install what is missing, build the chapter's programs (its script in
-#                                C++, the exercises, the pitfalls) into build-demo/, run the script
+#                                C++, the exercises, the pitfalls) and the Python module into
+#                                build-demo/, run the script
 #   bash tools/ember.sh test   - install what is missing, build everything into build/, run the suite
 # The chapter's programs run on the CPU, so the demo's build leaves out the CUDA backend (minutes of
 # nvcc on a 2-core machine); the test build compiles it wherever nvcc exists.
@@ -42,7 +43,7 @@ case "${1:-}" in
     build_dir=${EMBER_BUILD_DIR:-build-demo}
     EMBER_CMAKE_ARGS="-DEMBER_CUDA=OFF ${EMBER_CMAKE_ARGS:-}" configure_and_build \
       --target chapter first_steps exercise1_memory_leak exercise2_autocast exercise3_hot_spots pitfalls \
-      saved_tensors graph_pictures
+      saved_tensors graph_pictures ember_python
     "$build_dir/demos/chapter"
     ;;
   test)

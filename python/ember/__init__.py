@@ -6,7 +6,14 @@ on an engine whose every line can be read: each call below is one call into embe
 torch/nn/modules/module.py, torch/autograd/grad_mode.py) is written here in Python the same way.
 ember's errors are RuntimeErrors with PyTorch's texts, its warnings UserWarnings.
 """
-from . import _C
+try:
+    from . import _C
+except ImportError as error:  # not built yet, or built for another Python
+    import sys
+    raise ImportError(
+        f"ember's compiled module _C is not beside {__file__}, or was built for another Python than "
+        f"{sys.executable} ({sys.version.split()[0]}). Build it with `bash tools/ember.sh demo` (or `test`), "
+        "then run /usr/bin/python3 with PYTHONPATH=build-demo/python (or build/python)") from error
 from ._C import Tensor, device, dtype  # noqa: F401
 
 # Every function of the C++ module is ember's function of the same name (ember.add is _C.add): the

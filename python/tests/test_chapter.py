@@ -59,6 +59,13 @@ def test_the_repository_copy_of_the_script_is_the_chapters():
         assert copy == f.read()
 
 
+def test_the_readme_pipes_the_repository_copy_to_usr_bin_python3_and_fails_loudly():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    assert "set -o pipefail" in readme
+    assert "python/tests/chapter_debug.py | PYTHONPATH=build-demo/python /usr/bin/python3 -" in readme
+
+
 def test_the_script_piped_to_python3_prints_the_chapters_31_lines():
     output, _ = run(["-"])
     lines, ranking = split_ranking(output)

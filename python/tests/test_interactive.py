@@ -40,3 +40,20 @@ def test_the_readme_command_prints_what_pytorch_prints():
 def test_the_same_command_with_import_torch_prints_the_same():
     pytest.importorskip("torch", reason="python3-torch is not installed")
     assert run(COMMAND.replace("import ember as torch", "import torch")) == run(COMMAND)
+
+
+def test_without_its_compiled_module_ember_says_how_to_build_it(tmp_path):
+    # The package's Python files alone, as after a configure that built no module (or for another
+    # Python): the import names the missing _C and the command that builds it.
+    import ember
+    package = os.path.dirname(ember.__file__)
+    copy = tmp_path / "ember"
+    copy.mkdir()
+    with open(os.path.join(package, "__init__.py"), encoding="utf-8") as f:
+        (copy / "__init__.py").write_text(f.read(), encoding="utf-8")
+    result = subprocess.run([sys.executable, "-c", "import ember"], capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    assert result.returncode == 1
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("ImportError: ember's compiled module _C is not beside ")
+    assert "bash tools/ember.sh demo" in last_line
