@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Fails, naming them, when README.md, CONTRIBUTING.md or bench/README.md name a file, folder or
-program that is not there, or when the README's copy of examples/first_program.cpp differs from it: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`)
-must exist in the repository, and a program in a build folder (`build/demos/chapter`,
+"""Fails, naming them, when README.md, CONTRIBUTING.md, docs/guide.md or bench/README.md name a file,
+folder or program that is not there, or when the README's copy of examples/first_program.cpp differs
+from it: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`) or in a shell command
+of a ```sh block (`bash tools/ember.sh demo`, `PYTHONPATH=build-demo/python`) must exist in the repository, and a program in a build folder (`build/demos/chapter`,
 `build-demo/demos/pitfalls`) must have been built in the build folder given. A CTest case runs it
 after the build, so the documents cannot drift from the code.
 Usage: check_docs.py BUILD_DIR
@@ -11,14 +12,23 @@ import os
 import re
 import sys
 
-DOCUMENTS = ["README.md", "CONTRIBUTING.md", "bench/README.md"]
+DOCUMENTS = ["README.md", "CONTRIBUTING.md", "docs/guide.md", "bench/README.md"]
 TOP_FOLDERS = ("engine/", "kernels/", "cuda/", "tests/", "tools/", "demos/", "bench/", "examples/", "cmake/",
-               ".ci/", "python/")
+               ".ci/", "python/", "docs/")
+README_MAX_LINES = 250
 BUILT_ON_REQUEST = ("bench/vs_libtorch",)  # defined only where libtorch is installed, built when asked
 
 
+def command_words(text):
+    """The words of the shell commands in ```sh blocks, comments left out, `VAR=value` as its value."""
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            for word in re.split(r"\s+", re.sub(r"(^|\s)#.*", "", line)):
+                yield word.split("=", 1)[-1].strip("'\"")
+
+
 def named_paths(text):
-    for token in re.findall(r"`([^`\s]+)`", text):
+    for token in re.findall(r"`([^`\s]+)`", text) + list(command_words(text)):
         token = token.rstrip(".,:;)")
         token = re.sub(r"\.\*$", ".h", token)  # `allocator.*` names the header and its source
         token = re.sub(r"<[^>]+>", "*", token)  # `kernels/<family>.cpp`: any family
@@ -45,8 +55,13 @@ def main():
     # The README shows examples/first_program.cpp whole; a test builds and runs that file.
     if open("examples/first_program.cpp", encoding="utf-8").read() not in open("README.md", encoding="utf-8").read():
         missing.append("  README.md: its copy of `examples/first_program.cpp` differs from the file")
+    # The README is the user's guide, short enough to read through; the rest lives in docs/ and
+    # CONTRIBUTING.md.
+    readme_lines = open("README.md", encoding="utf-8").read().count("\n")
+    if readme_lines > README_MAX_LINES:
+        missing.append(f"  README.md: {readme_lines} lines, over its {README_MAX_LINES}")
     if missing:
-        print("check_docs: these are named but not there:")
+        print("check_docs: named but not there, or too long:")
         print("\n".join(sorted(set(missing))))
         sys.exit(1)
     print("check_docs: every path and program the documents name is there")
