@@ -43,8 +43,9 @@ void report(const memory_leak::Result& result, const std::string& folder) {
   std::printf("\nwhich op allocated it: one such step profiled with profile_memory=True (self memory per op):\n%s",
               result.memory_table.c_str());
   for (const auto& op : result.allocated_by)
-    std::printf("  %-31s %4lld calls %+10lld bytes%s\n", op.op.c_str(), static_cast<long long>(op.calls),
-                static_cast<long long>(op.bytes), op.op == "[memory]" ? " (freed between ops)" : "");
+    std::printf("  %-31s %4lld %-5s %+10lld bytes%s\n", op.op.c_str(), static_cast<long long>(op.calls),
+                op.calls == 1 ? "call" : "calls", static_cast<long long>(op.bytes),
+                op.op == "[memory]" ? " (freed between ops)" : "");
   std::printf("  %-42s %+10lld bytes: %s the growth per step of the first loop\n", "together",
               static_cast<long long>(result.profiled_bytes), result.profiled_bytes == leak ? "exactly" : "NOT");
   std::printf("\nAfter backward() the saved tensors are freed, so a kept loss holds only itself (%lld bytes).\n",
@@ -65,7 +66,7 @@ void report(const memory_leak::Result& result, const std::string& folder) {
   std::cout << write_line_chart(folder + "/exercise1_memory_" + device_name, table,
                                 {"Exercise 1: keeping the loss keeps its graph (" + result.device.str() + ")",
                                  "training step", "memory_allocated above the start (bytes; 0 is drawn at 1)",
-                                 /*log_y_floor=*/1});
+                                 /*log_y_floor=*/1, /*linear_inset=*/true});
 }
 
 }  // namespace

@@ -65,8 +65,10 @@ void device_from_unregistered_parts() {
   std::printf("—— 2. a submodule in a plain std::vector, a buffer never registered ——\n");
   Unregistered model;
   Registered fixed;
-  std::printf("Unregistered: %zu parameters, %zu buffers; Registered: %zu parameters, %zu buffers\n",
-              model.parameters().size(), model.buffers().size(), fixed.parameters().size(), fixed.buffers().size());
+  auto count = [](size_t n, const char* word) { return std::to_string(n) + " " + word + (n == 1 ? "" : "s"); };
+  std::printf("Unregistered: %s, %s; Registered: %s, %s\n", count(model.parameters().size(), "parameter").c_str(),
+              count(model.buffers().size(), "buffer").c_str(), count(fixed.parameters().size(), "parameter").c_str(),
+              count(fixed.buffers().size(), "buffer").c_str());
   for (const auto& [name, parameter] : model.named_parameters())
     std::printf("  Unregistered.parameters() has %s\n", name.c_str());
   std::printf("  the hidden layer's weight and bias are missing: an optimizer never updates them,\n"

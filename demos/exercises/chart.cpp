@@ -67,17 +67,31 @@ std::string write_line_chart(const std::string& path_stem, const Table& table, c
   std::ostringstream gp;
   gp << header(path_stem, style);
   const bool log_y = style.log_y_floor > 0;
+  const bool inset = log_y && style.linear_inset;
+  if (inset) gp << "set multiplot\n";
   if (log_y) gp << "set logscale y\nset yrange [" << style.log_y_floor / 2 << ":*]\n";
-  gp << "plot ";
-  for (size_t c = 1; c < table.columns.size(); ++c) {
-    // gnuplot's columns count from 1; with a log axis each value is raised to the floor.
-    const std::string y = log_y ? "(($" + std::to_string(c + 1) + ") < " + std::to_string(style.log_y_floor) + " ? " +
-                                      std::to_string(style.log_y_floor) + " : $" + std::to_string(c + 1) + ")"
-                                : std::to_string(c + 1);
-    gp << (c > 1 ? ", " : "") << quoted(path_stem + ".csv") << " using 1:" << y
-       << " with linespoints linewidth 2 title " << quoted(table.columns[c]);
+  // gnuplot's columns count from 1; with a log axis each value is raised to the floor.
+  auto plot = [&](bool floored, bool titled) {
+    gp << "plot ";
+    for (size_t c = 1; c < table.columns.size(); ++c) {
+      const std::string column = std::to_string(c + 1), floor = std::to_string(style.log_y_floor);
+      const std::string y = floored ? "(($" + column + ") < " + floor + " ? " + floor + " : $" + column + ")" : column;
+      gp << (c > 1 ? ", " : "") << quoted(path_stem + ".csv") << " using 1:" << y << " with linespoints linewidth 2 "
+         << (titled ? "title " + quoted(table.columns[c]) : std::string("notitle"));
+    }
+    gp << "\n";
+  };
+  plot(log_y, true);
+  if (inset) {
+    // A white panel over the main chart's lines, then the same lines on a linear axis.
+    gp << "set object 1 rectangle from screen 0.55,0.18 to screen 0.962,0.64 fillcolor rgb 'white' "
+       << "fillstyle solid border lc rgb 'grey' behind\n"
+       << "unset logscale y\nset yrange [0:*]\nunset label\nunset key\nset format y '%.1s%c'\n"
+       << "set xlabel ''\nset ylabel ''\nset title 'the same, linear axis' font 'sans,9'\n"
+       << "set origin 0.555,0.19\nset size 0.4,0.43\n";
+    plot(false, false);
+    gp << "unset multiplot\n";
   }
-  gp << "\n";
   return draw(path_stem, gp.str());
 }
 

@@ -22,6 +22,9 @@ struct ChartStyle {
   // A positive floor draws the y axis on a log scale, each value below the floor at the floor: lines
   // that differ by orders of magnitude (bytes per step: tens of thousands, 4, 0) all stay visible.
   double log_y_floor = 0;
+  // With the log axis, a small inset draws the same lines on a linear axis too: a line that grows
+  // by the same bytes every step is straight there, where the log axis bends it as if it levelled off.
+  bool linear_inset = false;
   // Lines of text written in the chart's top right corner (the figures a reader should see).
   std::vector<std::string> notes;
   // A bar chart's groups in legend order, each with a colour of its own whatever the data holds
