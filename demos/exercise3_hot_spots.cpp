@@ -69,9 +69,9 @@ int hot_spots_exercise(const std::string& folder) {
   for (size_t rank = 0; rank < result.ops.size() && rank < 5; ++rank) {
     const hot_spots::HotSpot& spot = result.ops[rank];
     const profiler::Verdict& verdict = spot.verdict;
-    std::printf("  %-18s %8.3f ms [%.3f-%.3f]  %4lld calls  %8.3f ms  ", spot.key.c_str(), spot.step_seconds * 1e3,
+    std::printf("  %-18s %8.3f ms [%.3f-%.3f]  %4lld %-5s  %8.3f ms  ", spot.key.c_str(), spot.step_seconds * 1e3,
                 spot.step_seconds_low * 1e3, spot.step_seconds_high * 1e3, static_cast<long long>(spot.calls),
-                verdict.seconds * 1e3);
+                spot.calls == 1 ? "call" : "calls", verdict.seconds * 1e3);
     if (spot.withheld.empty())
       std::printf("%-14s (%.0f%% of peak FLOP/s; at peak: compute %.3f ms, memory %.3f ms)\n",
                   profiler::to_string(verdict.bound), 100 * spot.fraction_of_peak, verdict.compute_seconds * 1e3,
@@ -87,6 +87,8 @@ int hot_spots_exercise(const std::string& folder) {
   char peak_note[80];
   std::snprintf(peak_note, sizeof peak_note, "this machine's float32 matmul peak: %.0f GFLOP/s",
                 peaks.flops_per_second / 1e9);
+  std::vector<std::string> notes = {peak_note};
+  if (result.load.busy()) notes.push_back("machine too busy: some verdicts withheld");
   std::vector<Bar> bars;
   for (size_t rank = 0; rank < result.ops.size() && rank < 5; ++rank) {
     const hot_spots::HotSpot& spot = result.ops[rank];
@@ -97,7 +99,7 @@ int hot_spots_exercise(const std::string& folder) {
                                {.title = "Exercise 3: the top five ops of a training step, by self time",
                                 .x_label = "op",
                                 .y_label = "ms per step (median; whisker: 10th-90th percentile)",
-                                .notes = {peak_note},
+                                .notes = notes,
                                 .groups = {"compute-bound", "memory-bound", "overhead-bound", "no verdict"}});
   return 0;
 }
