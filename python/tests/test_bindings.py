@@ -42,6 +42,27 @@ CPP_ONLY_METHODS = {
 }
 
 
+# at::autocast's names (engine/autocast/autocast.h) and torch's Python names for them, where they differ.
+AUTOCAST_PYTHON_NAMES = {
+    "is_enabled": "is_autocast_enabled", "set_enabled": "set_autocast_enabled",
+    "is_cpu_enabled": "is_autocast_cpu_enabled", "set_cpu_enabled": "set_autocast_cpu_enabled",
+    "clear_cache": "clear_autocast_cache", "increment_nesting": "autocast_increment_nesting",
+    "decrement_nesting": "autocast_decrement_nesting",
+}
+AUTOCAST_CPP_ONLY = {
+    "get_dtype": "C++'s state by DeviceType; Python has torch's per-device names",
+    "set_dtype": "C++'s state by DeviceType; Python has torch's per-device names",
+    "cache_size": "a count for C++ tests",
+}
+
+
+def autocast_functions():
+    with open(os.path.join(ROOT, "engine/autocast/autocast.h")) as text:
+        header = text.read()
+    public = header[header.index("namespace autocast {"):header.index("// ---- for the dispatcher ----")]
+    return set(re.findall(r"^(?:[\w:]+\s+)(\w+)\(", public, re.MULTILINE))
+
+
 def cpp_functions():
     names = set()
     for header in ("engine/ops/ops.h", "engine/ops/random.h"):
@@ -75,3 +96,10 @@ def test_every_public_tensor_method_has_a_python_method():
 def test_the_lists_of_cpp_only_names_name_real_functions():
     assert set(CPP_ONLY) <= cpp_functions(), sorted(set(CPP_ONLY) - cpp_functions())
     assert set(CPP_ONLY_METHODS) <= cpp_methods(), sorted(set(CPP_ONLY_METHODS) - cpp_methods())
+
+
+def test_every_autocast_function_has_its_torch_name():
+    missing = [name for name in sorted(autocast_functions()) if name not in AUTOCAST_CPP_ONLY
+               and not hasattr(ember, AUTOCAST_PYTHON_NAMES.get(name, name))]
+    assert missing == [], f"autocast functions without their torch name in Python: {missing}"
+    assert set(AUTOCAST_CPP_ONLY) <= autocast_functions()
