@@ -285,19 +285,21 @@ TEST_CASE("a profiler without the CPU activity records no CPU events", "[profile
 }
 
 TEST_CASE("a profiler destroyed while running stops recording", "[profiler]") {
+  const Tensor x = ones({2});
   { Profiler forgotten; }
   Profiler next;  // would raise "already enabled" if the first were still running
-  Tensor y = ones({2}).exp();
+  Tensor y = x.exp();
   next.stop();
   CHECK(names(next.events()) == std::vector<std::string>{"aten::exp"});
 }
 
 TEST_CASE("start() after stop() records anew", "[profiler]") {
+  const Tensor x = ones({2});
   Profiler prof;
-  Tensor a = ones({2}).exp();
+  Tensor a = x.exp();
   prof.stop();
   prof.start();
-  Tensor b = ones({2}).neg();
+  Tensor b = x.neg();
   prof.stop();
   CHECK(names(prof.events()) == std::vector<std::string>{"aten::neg"});
 }
