@@ -113,6 +113,17 @@ TEST_CASE("record_function opens a user range that holds the ops run inside it",
   CHECK(parent_name(events, only(events, "aten::exp")) == "data loading");
 }
 
+TEST_CASE("the ranges of a scheduled profile's steps share one row, ProfilerStep*, as PyTorch's", "[profiler]") {
+  Profiler prof;
+  for (int step = 0; step < 2; ++step) auto range = profiler::record_function("ProfilerStep#" + std::to_string(step));
+  prof.stop();
+  CHECK(names(prof.events()) == std::vector<std::string>{"ProfilerStep#0", "ProfilerStep#1"});
+  const profiler::KeyAverages averages = prof.key_averages();
+  REQUIRE(averages.size() == 1);
+  CHECK(averages.rows()[0].key == "ProfilerStep*");
+  CHECK(averages.rows()[0].count == 2);
+}
+
 TEST_CASE("record_shapes records every argument's shape and type as PyTorch names them", "[profiler]") {
   Tensor bias = ones({4}), mat1 = ones({2, 3}), mat2 = ones({3, 4}, kFloat32);
   Profiler prof({.record_shapes = true});

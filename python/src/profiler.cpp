@@ -1,7 +1,7 @@
 // ember.profiler: the C++ profiler, recorded from Python. `profile` (in ember/profiler.py) holds a
 // C++ Profiler from the `with` block's start to its end; key_averages() gives the C++ rows
 // (key, count, self_cpu_time_total in microseconds, ...) and table() PyTorch's table. Also here:
-// record_function's range, and machine_load.h's clock, which tells a profile the machine's load
+// record_function's range, emit_nvtx's guard, and machine_load.h's clock, which tells a profile the machine's load
 // disturbed from a quiet one (the chapter's test judges a ranking only from a quiet one).
 #include "bindings.h"
 #include "profiler/machine_load.h"
@@ -17,6 +17,10 @@ struct RecordFunctionScope {
   explicit RecordFunctionScope(std::string name) : name(std::move(name)) {}
   std::string name;
   std::optional<RecordFunction> range;
+};
+
+struct NvtxScope {
+  std::optional<EmitNvtx> guard;
 };
 
 }  // namespace
@@ -78,6 +82,15 @@ void bind_profiler(py::module_& m) {
       .def("__enter__", [](RecordFunctionScope& scope) { scope.range.emplace(scope.name); })
       .def("__exit__", [](RecordFunctionScope& scope, py::args) {
         scope.range.reset();
+        return false;
+      });
+
+  // emit_nvtx's guard (ember/autograd/profiler.py), held from __enter__ to __exit__.
+  py::class_<NvtxScope>(p, "_EmitNvtx")
+      .def(py::init<>())
+      .def("__enter__", [](NvtxScope& scope) { scope.guard.emplace(); })
+      .def("__exit__", [](NvtxScope& scope, py::args) {
+        scope.guard.reset();
         return false;
       });
 

@@ -103,3 +103,27 @@ def test_every_autocast_function_has_its_torch_name():
                and not hasattr(ember, AUTOCAST_PYTHON_NAMES.get(name, name))]
     assert missing == [], f"autocast functions without their torch name in Python: {missing}"
     assert set(AUTOCAST_CPP_ONLY) <= autocast_functions()
+
+
+# torch 1.13's profiler and autocast names, with their parameters as inspect.signature lists them.
+TORCH_SIGNATURES = {
+    "profiler.profile": ["activities", "schedule", "on_trace_ready", "record_shapes", "profile_memory", "with_stack",
+                         "with_flops", "with_modules", "experimental_config", "use_cuda"],
+    "profiler.schedule": ["wait", "warmup", "active", "repeat", "skip_first"],
+    "profiler.record_function": ["name", "args"], "profiler.supported_activities": [],
+    "autograd.profiler.record_function": ["name", "args"],
+    "autograd.profiler.emit_nvtx": ["enabled", "record_shapes"],
+    "autograd.profiler.profile": ["enabled", "use_cuda", "record_shapes", "with_flops", "profile_memory",
+                                  "with_stack", "with_modules", "use_kineto", "use_cpu", "experimental_config"],
+    "autocast": ["device_type", "dtype", "enabled", "cache_enabled"],
+    "cpu.amp.autocast": ["enabled", "dtype", "cache_enabled"], "cuda.amp.autocast": ["enabled", "dtype", "cache_enabled"],
+}
+
+
+def test_the_profiler_and_autocast_names_take_torchs_parameters():
+    import functools
+    import inspect
+    for dotted, parameters in TORCH_SIGNATURES.items():
+        target = functools.reduce(getattr, dotted.split("."), ember)
+        signature = inspect.signature(target.__init__ if inspect.isclass(target) else target)
+        assert [p for p in signature.parameters if p != "self"] == parameters, dotted
