@@ -113,6 +113,15 @@ TEST_CASE("record_function opens a user range that holds the ops run inside it",
   CHECK(parent_name(events, only(events, "aten::exp")) == "data loading");
 }
 
+TEST_CASE("the supported activities are the CPU, and CUDA where a GPU is, without Kineto", "[profiler]") {
+  using profiler::ProfilerActivity;
+  const std::vector<ProfilerActivity> expected = cuda::is_available()
+                                                     ? std::vector{ProfilerActivity::CPU, ProfilerActivity::CUDA}
+                                                     : std::vector{ProfilerActivity::CPU};
+  CHECK(profiler::supported_activities() == expected);
+  CHECK_FALSE(profiler::kineto_available());
+}
+
 TEST_CASE("the ranges of a scheduled profile's steps share one row, ProfilerStep*, as PyTorch's", "[profiler]") {
   Profiler prof;
   for (int step = 0; step < 2; ++step) auto range = profiler::record_function("ProfilerStep#" + std::to_string(step));

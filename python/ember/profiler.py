@@ -16,12 +16,12 @@ from . import _C
 
 def supported_activities():
     """What ember can record here: the CPU's ops, and the GPU's time where there is a GPU."""
-    return {ProfilerActivity.CPU} | ({ProfilerActivity.CUDA} if _C._cuda_is_available() else set())
+    return set(_profiler.supported_activities())
 
 
 def kineto_available():
     """ember records with its own profiler, not PyTorch's Kineto library."""
-    return False
+    return _profiler.kineto_available()
 
 
 class ProfilerAction(Enum):

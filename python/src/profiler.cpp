@@ -31,6 +31,9 @@ void bind_profiler(py::module_& m) {
       .value("CPU", ProfilerActivity::CPU)
       .value("CUDA", ProfilerActivity::CUDA);
 
+  p.def("supported_activities", &supported_activities);
+  p.def("kineto_available", &kineto_available);
+
   py::class_<EventAverage>(p, "EventAverage")
       .def_readonly("key", &EventAverage::key)
       .def_readonly("input_shapes", &EventAverage::input_shapes)
