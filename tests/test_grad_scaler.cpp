@@ -134,16 +134,18 @@ TEST_CASE("a disabled GradScaler is a pass-through", "[amp]") {
 
 // A float16 regression whose loss is tiny (here: multiplied by 1e-8), so the gradients reaching
 // the float16 activations are below float16's smallest subnormal (6e-8): without the scaler they
-// flush to zero and nothing is learned; with it they survive, and the loss falls.
+// flush to zero and nothing is learned; with it they survive, and the loss falls. It runs on the
+// checking device, whose autocast is CUDA's (float16): PyTorch 1.13's CPU autocast takes bfloat16 only.
 TEST_CASE("float16 training whose gradients underflow learns only with GradScaler", "[amp][chapter]") {
   auto train = [](bool use_scaler) {
     manual_seed(0);
     nn::Sequential model{nn::Linear(4, 8), nn::ReLU(), nn::Linear(8, 1)};
+    model.to(checked_device(0));
     optim::SGD sgd(model.parameters(), {.lr = 5e6});  // 1e-8 * 5e6: a learning rate of 0.05
     GradScaler scaler({.enabled = use_scaler});
-    Tensor x = randn({16, 4}), target = x.sum({1}, true) * 0.5;
+    Tensor x = randn({16, 4}).to(checked_device(0)), target = x.sum({1}, true) * 0.5;
     auto loss_now = [&] {
-      AutocastGuard autocast(DeviceType::CPU, kFloat16);
+      AutocastGuard autocast(DeviceType::Checked, kFloat16);
       return mse_loss(model(x), target) * 1e-8;
     };
     const double first = loss_now().item<double>();

@@ -113,6 +113,26 @@ TEST_CASE("record_function opens a user range that holds the ops run inside it",
   CHECK(parent_name(events, only(events, "aten::exp")) == "data loading");
 }
 
+TEST_CASE("the supported activities are the CPU, and CUDA where a GPU is, without Kineto", "[profiler]") {
+  using profiler::ProfilerActivity;
+  const std::vector<ProfilerActivity> expected = cuda::is_available()
+                                                     ? std::vector{ProfilerActivity::CPU, ProfilerActivity::CUDA}
+                                                     : std::vector{ProfilerActivity::CPU};
+  CHECK(profiler::supported_activities() == expected);
+  CHECK_FALSE(profiler::kineto_available());
+}
+
+TEST_CASE("the ranges of a scheduled profile's steps share one row, ProfilerStep*, as PyTorch's", "[profiler]") {
+  Profiler prof;
+  for (int step = 0; step < 2; ++step) auto range = profiler::record_function("ProfilerStep#" + std::to_string(step));
+  prof.stop();
+  CHECK(names(prof.events()) == std::vector<std::string>{"ProfilerStep#0", "ProfilerStep#1"});
+  const profiler::KeyAverages averages = prof.key_averages();
+  REQUIRE(averages.size() == 1);
+  CHECK(averages.rows()[0].key == "ProfilerStep*");
+  CHECK(averages.rows()[0].count == 2);
+}
+
 TEST_CASE("record_shapes records every argument's shape and type as PyTorch names them", "[profiler]") {
   Tensor bias = ones({4}), mat1 = ones({2, 3}), mat2 = ones({3, 4}, kFloat32);
   Profiler prof({.record_shapes = true});
@@ -285,19 +305,21 @@ TEST_CASE("a profiler without the CPU activity records no CPU events", "[profile
 }
 
 TEST_CASE("a profiler destroyed while running stops recording", "[profiler]") {
+  const Tensor x = ones({2});
   { Profiler forgotten; }
   Profiler next;  // would raise "already enabled" if the first were still running
-  Tensor y = ones({2}).exp();
+  Tensor y = x.exp();
   next.stop();
   CHECK(names(next.events()) == std::vector<std::string>{"aten::exp"});
 }
 
 TEST_CASE("start() after stop() records anew", "[profiler]") {
+  const Tensor x = ones({2});
   Profiler prof;
-  Tensor a = ones({2}).exp();
+  Tensor a = x.exp();
   prof.stop();
   prof.start();
-  Tensor b = ones({2}).neg();
+  Tensor b = x.neg();
   prof.stop();
   CHECK(names(prof.events()) == std::vector<std::string>{"aten::neg"});
 }

@@ -90,3 +90,43 @@ TEST_CASE("every documented difference is a call PyTorch records in some fixture
     CHECK(found);
   }
 }
+
+TEST_CASE("rand records aten::rand > empty, uniform_ as PyTorch", "[profiler][factories]") {
+  check_tree("rand", [] { (void)rand({4, 6}); });
+}
+
+TEST_CASE("randn records aten::randn > empty, normal_ as PyTorch", "[profiler][factories]") {
+  check_tree("randn", [] { (void)randn({4, 6}); });
+}
+
+TEST_CASE("zeros records aten::zeros > empty, zero_ as PyTorch", "[profiler][factories]") {
+  check_tree("zeros", [] { (void)zeros({4, 6}); });
+}
+
+TEST_CASE("ones records aten::ones > empty, fill_ as PyTorch", "[profiler][factories]") {
+  check_tree("ones", [] { (void)ones({4, 6}); });
+}
+
+TEST_CASE("full records aten::full > empty, fill_ as PyTorch", "[profiler][factories]") {
+  check_tree("full", [] { (void)full({4, 6}, 2.5); });
+}
+
+TEST_CASE("rand_like records empty_like > empty_strided, then uniform_, as PyTorch", "[profiler][factories]") {
+  Small small;
+  check_tree("rand_like", [&] { (void)rand_like(small.x); });
+}
+
+TEST_CASE("randn_like records empty_like > empty_strided, then normal_, as PyTorch", "[profiler][factories]") {
+  Small small;
+  check_tree("randn_like", [&] { (void)randn_like(small.x); });
+}
+
+TEST_CASE("zeros_like records empty_like > empty_strided, then zero_, as PyTorch", "[profiler][factories]") {
+  Small small;
+  check_tree("zeros_like", [&] { (void)zeros_like(small.x); });
+}
+
+TEST_CASE("full_like records empty_like > empty_strided, then fill_, as PyTorch", "[profiler][factories]") {
+  Small small;
+  check_tree("full_like", [&] { (void)full_like(small.x, 2.5); });
+}

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/cuda_backend.h"
+#include "core/error.h"
 #include "core/warning.h"
 
 namespace ember {
@@ -14,7 +15,6 @@ namespace {
 struct DeviceState {
   bool enabled = false;
   DType dtype;
-  bool cache_enabled = true;
 };
 
 // Note [Autocast cast cache]: what a weight was cast to, valid while the weight lives and keeps
@@ -29,7 +29,8 @@ struct State {
   // CPU, CUDA, and the checking device, which autocasts as CUDA does.
   std::array<DeviceState, 3> devices{DeviceState{false, kBFloat16}, DeviceState{false, kFloat16},
                                      DeviceState{false, kFloat16}};
-  int nesting = 0;  // guards alive on this thread; the cache empties when the outermost one ends
+  bool cache_enabled = true;
+  int nesting = 0;  // regions open on this thread; the cache empties when the outermost one ends
   std::unordered_map<const TensorImpl*, CachedCast> cache;
 };
 thread_local State state;
@@ -44,41 +45,63 @@ bool is_weight(const Tensor& t) { return t.dtype() == kFloat32 && t.requires_gra
 
 }  // namespace
 
-AutocastGuard::AutocastGuard(DeviceType device_type, std::optional<DType> dtype, bool enabled, bool cache_enabled)
-    : device_type_(device_type),
-      previous_enabled_(of(device_type).enabled),
-      previous_dtype_(of(device_type).dtype),
-      previous_cache_enabled_(of(device_type).cache_enabled) {
-  const DType target = dtype.value_or(device_type == DeviceType::CPU ? kBFloat16 : kFloat16);
-  if (enabled && device_type == DeviceType::CPU && target != kBFloat16 && target != kFloat16) {
-    warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
-         "CPU Autocast only supports dtype of torch.bfloat16, torch.float16 currently.");
-    enabled = false;
-  }
+// torch.autocast's __init__ and __enter__ (torch/amp/autocast_mode.py, 1.13), in their order.
+AutocastGuard::AutocastGuard(DeviceType device_type, std::optional<DType> dtype, bool enabled,
+                             std::optional<bool> cache_enabled)
+    : device_type_(device_type) {
+  const DType target = dtype.value_or(autocast::get_dtype(device_type));
   if (enabled && device_type == DeviceType::CUDA && !cuda::is_available()) {
     warn("User provided device_type of 'cuda', but CUDA is not available. Disabling");
     enabled = false;
   }
-  if (enabled && device_type != DeviceType::CPU && target != kBFloat16 && target != kFloat16) {
-    warn("In CUDA autocast, but the target dtype is not supported. Disabling autocast.\n"
-         "CUDA Autocast only supports dtypes of torch.float16 and torch.bfloat16 currently.");
+  if (device_type == DeviceType::CPU && target != kBFloat16) {
+    warn("In CPU autocast, but the target dtype is not supported. Disabling autocast.\n"
+         "CPU Autocast only supports dtype of torch.bfloat16 currently.");
     enabled = false;
   }
-  of(device_type) = {enabled, target, cache_enabled};
-  ++state.nesting;
-  update_active();
+  previous_cache_enabled_ = autocast::is_autocast_cache_enabled();
+  previous_enabled_ = autocast::is_enabled(device_type);
+  previous_dtype_ = autocast::get_dtype(device_type);
+  autocast::set_enabled(device_type, enabled);
+  autocast::set_dtype(device_type, target);  // a CPU dtype other than bfloat16 throws here, as in 1.13
+  autocast::increment_nesting();
+  autocast::set_autocast_cache_enabled(cache_enabled.value_or(previous_cache_enabled_));
 }
 
 AutocastGuard::~AutocastGuard() {
-  if (--state.nesting == 0) state.cache.clear();
-  of(device_type_) = {previous_enabled_, previous_dtype_, previous_cache_enabled_};
-  update_active();
+  if (autocast::decrement_nesting() == 0) autocast::clear_cache();
+  autocast::set_enabled(device_type_, previous_enabled_);
+  autocast::set_dtype(device_type_, previous_dtype_);
+  autocast::set_autocast_cache_enabled(previous_cache_enabled_);
 }
 
 namespace autocast {
 
 bool is_enabled(DeviceType device_type) { return of(device_type).enabled; }
+void set_enabled(DeviceType device_type, bool enabled) {
+  of(device_type).enabled = enabled;
+  update_active();
+}
 DType get_dtype(DeviceType device_type) { return of(device_type).dtype; }
+void set_dtype(DeviceType device_type, DType dtype) {
+  EMBER_CHECK(device_type != DeviceType::CPU || dtype == kBFloat16,
+              "Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype");
+  of(device_type).dtype = dtype;
+}
+
+bool is_enabled() { return is_enabled(DeviceType::CUDA); }
+void set_enabled(bool enabled) { set_enabled(DeviceType::CUDA, enabled); }
+bool is_cpu_enabled() { return is_enabled(DeviceType::CPU); }
+void set_cpu_enabled(bool enabled) { set_enabled(DeviceType::CPU, enabled); }
+DType get_autocast_gpu_dtype() { return get_dtype(DeviceType::CUDA); }
+DType get_autocast_cpu_dtype() { return get_dtype(DeviceType::CPU); }
+void set_autocast_gpu_dtype(DType dtype) { set_dtype(DeviceType::CUDA, dtype); }
+void set_autocast_cpu_dtype(DType dtype) { set_dtype(DeviceType::CPU, dtype); }
+bool is_autocast_cache_enabled() { return state.cache_enabled; }
+void set_autocast_cache_enabled(bool enabled) { state.cache_enabled = enabled; }
+void clear_cache() { state.cache.clear(); }
+int increment_nesting() { return ++state.nesting; }
+int decrement_nesting() { return --state.nesting; }
 size_t cache_size() { return state.cache.size(); }
 
 bool eligible(const Tensor& t, DeviceType device_type) {
@@ -87,8 +110,7 @@ bool eligible(const Tensor& t, DeviceType device_type) {
 
 Tensor cast(const Tensor& t, DeviceType device_type, DType dtype) {
   if (!eligible(t, device_type) || t.dtype() == dtype) return t;
-  const DeviceState& device = of(device_type);
-  if (!(device.cache_enabled && dtype == device.dtype && is_weight(t))) return t.to(dtype);
+  if (!(state.cache_enabled && dtype == of(device_type).dtype && is_weight(t))) return t.to(dtype);
   CachedCast& entry = state.cache[t.impl()];
   if (entry.cast.defined() && entry.source.lock() == t.impl_ptr() && entry.version == t._version()) return entry.cast;
   entry = {t.impl_ptr(), t._version(), t.to(dtype)};

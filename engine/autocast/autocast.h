@@ -14,7 +14,8 @@
 // Which tensors are cast: defined, floating point, on the region's device type, and not float64.
 //
 // Like PyTorch (aten/src/ATen/autocast_mode.cpp):
-// - state is thread-local and per device type; guards nest, an inner enabled=false turns autocast
+// - state is thread-local and per device type (the cast cache's switch is one for all devices);
+//   guards nest, an inner enabled=false turns autocast
 //   off for its block, and leaving a guard restores what was before;
 // - the ops an autocast op calls inside see autocast off (PyTorch excludes its Autocast key), so
 //   linear's casts are not repeated by the addmm inside it;
@@ -42,13 +43,16 @@ enum class CastPolicy {
   Promote,         // cast all to the widest floating dtype among them (cat, stack)
 };
 
-// RAII: autocast on (or off, enabled = false) for `device_type` until the guard ends.
-// dtype defaults to bfloat16 on the CPU and float16 on CUDA. An unsupported dtype, or CUDA
-// without a GPU, disables the region with PyTorch's warning (see warning.h).
+// RAII: torch.autocast(device_type, dtype, enabled, cache_enabled) as a `with` block, step for step
+// as PyTorch 1.13's torch/amp/autocast_mode.py does it with the functions below. dtype defaults
+// to the device's current autocast dtype (bfloat16 on the CPU, float16 on CUDA unless set), the
+// cache flag to the current one. CUDA without a GPU, or a CPU dtype other than bfloat16, disables
+// the region with PyTorch's warning; the latter then throws, as 1.13 does, from
+// set_autocast_cpu_dtype. Ending restores enabled, dtype and the cache flag as they were.
 class AutocastGuard {
  public:
   explicit AutocastGuard(DeviceType device_type, std::optional<DType> dtype = std::nullopt, bool enabled = true,
-                         bool cache_enabled = true);
+                         std::optional<bool> cache_enabled = std::nullopt);
   ~AutocastGuard();
   AutocastGuard(const AutocastGuard&) = delete;
   AutocastGuard& operator=(const AutocastGuard&) = delete;
@@ -62,8 +66,31 @@ class AutocastGuard {
 
 namespace autocast {
 
+// PyTorch 1.13's own names (aten/src/ATen/autocast_mode.h, at::autocast): the thread-local state
+// torch.autocast sets. "gpu" and is_enabled() are CUDA's; the checking device has its own state,
+// reached by the DeviceType overloads below.
+bool is_enabled();
+void set_enabled(bool enabled);
+bool is_cpu_enabled();
+void set_cpu_enabled(bool enabled);
+DType get_autocast_gpu_dtype();
+DType get_autocast_cpu_dtype();
+void set_autocast_gpu_dtype(DType dtype);
+// Throws "Currently, AutocastCPU only support Bfloat16 as the autocast_cpu_dtype" for any other.
+void set_autocast_cpu_dtype(DType dtype);
+// The cast cache's switch: one per thread, for every device, as in PyTorch.
+bool is_autocast_cache_enabled();
+void set_autocast_cache_enabled(bool enabled);
+void clear_cache();
+// How many autocast regions are open; each returns the new count (it may go below 0, as torch's).
+int increment_nesting();
+int decrement_nesting();
+
+// The same state by device type (CPU, CUDA, or the checking device).
 bool is_enabled(DeviceType device_type);
+void set_enabled(DeviceType device_type, bool enabled);
 DType get_dtype(DeviceType device_type);
+void set_dtype(DeviceType device_type, DType dtype);
 // How many casts of weights the cast cache holds now (tests, and the curious).
 size_t cache_size();
 

@@ -19,15 +19,36 @@ Tensor empty(const Dims& sizes, Options options) {
   return finish_factory(out, options.device(out.device()));
 }
 
-Tensor full(const Dims& sizes, Scalar value, Options options) {
-  internal::check_fits(value, options.dtype_);
-  Tensor out = internal::new_empty(sizes, options.dtype_, options.device_);
-  kernels::on(out.device()).fill(out, value);
+// zeros, ones and full as ATen makes them, and as a profile shows them: aten::zeros > aten::empty,
+// aten::zero_; aten::ones > empty, fill_; aten::full > empty, fill_ (profiler/steps.h).
+namespace {
+using profiler::steps::Factory;
+using profiler::steps::Unrecorded;
+const Unrecorded unset;  // an option record_shapes lists as [] (size, dtype, layout, device, ...)
+
+Tensor filled(const Dims& sizes, Scalar value, const Options& options) {
+  Tensor out = internal::recorded_empty(sizes, options.dtype_, options.device_);
+  internal::fill_new_tensor(out, value);
   return finish_factory(out, options);
 }
+}  // namespace
 
-Tensor zeros(const Dims& sizes, Options options) { return full(sizes, 0, options); }
-Tensor ones(const Dims& sizes, Options options) { return full(sizes, 1, options); }
+Tensor full(const Dims& sizes, Scalar value, Options options) {
+  profiler::OpEvent<Factory<profiler::steps::kFull>> event(unset, unset, unset, unset, unset, unset);
+  internal::check_fits(value, options.dtype_);
+  return filled(sizes, value, options);
+}
+
+Tensor zeros(const Dims& sizes, Options options) {
+  profiler::OpEvent<Factory<profiler::steps::kZeros>> event(unset, unset, unset, unset, unset);
+  Tensor out = internal::recorded_empty(sizes, options.dtype_, options.device_);
+  internal::zero_new_tensor(out);
+  return finish_factory(out, options);
+}
+Tensor ones(const Dims& sizes, Options options) {
+  profiler::OpEvent<Factory<profiler::steps::kOnes>> event(unset, unset, unset, unset, unset);
+  return filled(sizes, 1, options);
+}
 namespace {
 // An op (a composite one) rather than a plain factory: backward() seeds its gradient with it, and
 // a profile shows it there as PyTorch's does, aten::ones_like around aten::fill_.
@@ -48,14 +69,12 @@ struct OnesLike : CompositeOp {
 
 // The *_like factories lay their result out like t, as PyTorch's (memory_format=preserve) do.
 Tensor zeros_like(const Tensor& t) {
-  Tensor out = internal::new_empty_like(t, t.dtype());
-  kernels::on(out.device()).fill(out, 0);
+  profiler::OpEvent<Factory<profiler::steps::kZerosLike>> event(t, unset, unset, unset, unset, unset);
+  Tensor out = internal::recorded_empty_like(t, MemoryFormat::Preserve);
+  internal::zero_new_tensor(out);
   return out;
 }
-Tensor ones_like(const Tensor& t) {
-  using profiler::steps::Unrecorded;
-  return call<OnesLike>(t, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{}, Unrecorded{});
-}
+Tensor ones_like(const Tensor& t) { return call<OnesLike>(t, unset, unset, unset, unset, unset); }
 Tensor empty_like(const Tensor& t) { return internal::new_empty_like(t, t.dtype()); }
 
 // With options: those given replace t's dtype and device; the values are made as without them.
@@ -69,8 +88,13 @@ Tensor empty_like(const Tensor& t, Options options) {
   return internal::like(t, options, [&](const Tensor& u) { return empty_like(u); });
 }
 Tensor full_like(const Tensor& t, Scalar value, Options options) {
-  return internal::like(t, options,
-                        [&](const Tensor& u) { return full(u.sizes(), value, Options(u.dtype()).device(u.device())); });
+  return internal::like(t, options, [&](const Tensor& u) {
+    profiler::OpEvent<Factory<profiler::steps::kFullLike>> event(u, unset, unset, unset, unset, unset, unset);
+    internal::check_fits(value, u.dtype());
+    Tensor out = internal::recorded_empty_like(u, MemoryFormat::Preserve);
+    internal::fill_new_tensor(out, value);
+    return out;
+  });
 }
 
 Tensor empty_strided(const Dims& sizes, const Dims& strides, Options options) {

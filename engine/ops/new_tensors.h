@@ -19,7 +19,8 @@ Tensor new_empty_with_strides(const Dims& sizes, const Dims& strides, DType dtyp
 Tensor new_empty_like(const Tensor& t, DType dtype);
 // The same, each recorded as the ATen factory call PyTorch's profiler shows where ATen's op makes
 // it (recorded_allocations.cpp): empty_strided; empty_like (around empty_strided for Preserve,
-// else around empty). Only where ember's op allocates as ATen's does: clone, ones_like.
+// else around empty); empty. Only where ember's op allocates as ATen's does: clone, the factories.
+Tensor recorded_empty(const Dims& sizes, DType dtype, Device device = kCPU);
 Tensor recorded_empty_strided(const Dims& sizes, const Dims& strides, DType dtype, Device device);
 Tensor recorded_empty_like(const Tensor& t, MemoryFormat memory_format);
 // The output of an element-wise op of `shape` over `inputs`, laid out as PyTorch's TensorIterator
@@ -40,9 +41,10 @@ Tensor scalar(Scalar value, DType dtype, Device device = kCPU);
 Tensor on_device(const Tensor& t, Device device);
 // In-place ops on a tensor (or a view of one) that a factory or a derivative formula has just made:
 // shown by the profiler, version left at 0, as PyTorch runs them below autograd (dispatch.h,
-// call_on_new_tensor). Each is defined beside its op: fill_ (pointwise.cpp), copy_ (copies.cpp),
+// call_on_new_tensor). Each is defined beside its op: fill_ and zero_ (pointwise.cpp), copy_ (copies.cpp),
 // scatter_ along `dim` with index and src of self's sizes but 1 at `dim` (reduce.cpp).
 void fill_new_tensor(const Tensor& fresh, Scalar value);
+void zero_new_tensor(const Tensor& fresh);
 void copy_into_new_tensor(const Tensor& fresh, const Tensor& src);
 void scatter_into_new_tensor(const Tensor& fresh, int64_t dim, const Tensor& index, const Tensor& src);
 // PyTorch's checked conversion of a number written into a tensor (fill_, full, scalar_tensor):

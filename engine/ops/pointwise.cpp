@@ -318,6 +318,7 @@ Tensor& Tensor::div_(const Tensor& other) {
   return *this;
 }
 void internal::fill_new_tensor(const Tensor& fresh, Scalar value) { call_on_new_tensor<Fill>(fresh, value); }
+void internal::zero_new_tensor(const Tensor& fresh) { call_on_new_tensor<Zero>(fresh); }
 
 Tensor& Tensor::fill_(Scalar value) {
   call<Fill>(*this, value);

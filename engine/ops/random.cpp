@@ -18,6 +18,7 @@
 #include "kernels/kernel_list.h"
 #include "kernels/visit_dtype.h"
 #include "new_tensors.h"
+#include "profiler/steps.h"
 
 namespace ember {
 
@@ -204,25 +205,42 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
 
 // ---- new tensors ----
 
+// As ATen makes them, and as a profile shows them (profiler/steps.h): aten::rand > aten::empty,
+// aten::uniform_; rand_like > empty_like > empty_strided, then uniform_; randn's with normal_.
+namespace {
+using profiler::steps::Factory;
+const profiler::steps::Unrecorded unset;  // an option record_shapes lists as []
+
+template <const char* Name, typename Sampler>
+Tensor sampled(const Dims& sizes, const Options& options, Generator* generator) {
+  profiler::OpEvent<Factory<Name>> event(unset, unset, unset, unset, unset);
+  Tensor out = internal::recorded_empty(sizes, options.dtype_);
+  call_on_new_tensor<Sampler>(out, 0.0, 1.0, generator);
+  return internal::finish_factory(out, options);
+}
+
+template <const char* Name, typename Sampler>
+Tensor sampled_like(const Tensor& t, const Options& options, Generator* generator) {
+  return internal::like(t, options, [&](const Tensor& u) {
+    profiler::OpEvent<Factory<Name>> event(u, unset, unset, unset, unset, unset);
+    Tensor out = internal::recorded_empty_like(u, MemoryFormat::Preserve);
+    call_on_new_tensor<Sampler>(out, 0.0, 1.0, generator);
+    return out;
+  });
+}
+}  // namespace
+
 Tensor rand(const Dims& sizes, Options options, Generator* generator) {
-  Tensor out = internal::new_empty(sizes, options.dtype_);
-  call_on_new_tensor<Uniform>(out, 0.0, 1.0, generator);
-  return internal::finish_factory(out, options);
+  return sampled<profiler::steps::kRand, Uniform>(sizes, options, generator);
 }
-
 Tensor randn(const Dims& sizes, Options options, Generator* generator) {
-  Tensor out = internal::new_empty(sizes, options.dtype_);
-  call_on_new_tensor<Normal>(out, 0.0, 1.0, generator);
-  return internal::finish_factory(out, options);
+  return sampled<profiler::steps::kRandn, Normal>(sizes, options, generator);
 }
-
 Tensor rand_like(const Tensor& t, Options options, Generator* generator) {
-  return internal::like(
-      t, options, [&](const Tensor& u) { return rand(u.sizes(), Options(u.dtype()).device(u.device()), generator); });
+  return sampled_like<profiler::steps::kRandLike, Uniform>(t, options, generator);
 }
 Tensor randn_like(const Tensor& t, Options options, Generator* generator) {
-  return internal::like(
-      t, options, [&](const Tensor& u) { return randn(u.sizes(), Options(u.dtype()).device(u.device()), generator); });
+  return sampled_like<profiler::steps::kRandnLike, Normal>(t, options, generator);
 }
 
 Tensor randint(int64_t low, int64_t high, const Dims& sizes, Options options, Generator* generator) {

@@ -5,7 +5,8 @@
 // - an only child with its parent's name is folded into the parent (_remove_dup_nodes), so an op
 //   that forwards to an overload of itself shows once;
 // - key_averages() sums the events of each name (and input shapes, if asked) into one row, in the
-//   order the names first appear;
+//   order the names first appear; the steps of a scheduled profile ("ProfilerStep#3") share one
+//   row, "ProfilerStep*" (_rewrite_name with_wildcard);
 // - FLOPs are counted only for the ops PyTorch counts, with its formulas (computeFlops).
 #include <unordered_map>
 
@@ -110,6 +111,12 @@ int64_t EventList::self_cuda_memory_usage(const Event& event) const {
   return self;
 }
 
+namespace {
+std::string wildcard_name(const std::string& name) {
+  return name.starts_with("ProfilerStep#") ? "ProfilerStep*" : name;
+}
+}  // namespace
+
 KeyAverages EventList::key_averages(bool group_by_input_shape) const {
   std::vector<EventAverage> rows;
   // Summed exactly in nanoseconds, turned into microseconds at the end: CPU and CUDA, total and self.
@@ -119,10 +126,11 @@ KeyAverages EventList::key_averages(bool group_by_input_shape) const {
   std::vector<Times> times;
   std::unordered_map<std::string, size_t> row_of_key;
   for (const Event& event : events_) {
-    const std::string key = group_by_input_shape ? event.name + '\n' + shapes_string(event.input_shapes) : event.name;
+    const std::string name = wildcard_name(event.name);
+    const std::string key = group_by_input_shape ? name + '\n' + shapes_string(event.input_shapes) : name;
     auto [it, is_new] = row_of_key.try_emplace(key, rows.size());
     if (is_new) {
-      rows.push_back({event.name, group_by_input_shape ? event.input_shapes : std::vector<std::vector<int64_t>>{}});
+      rows.push_back({name, group_by_input_shape ? event.input_shapes : std::vector<std::vector<int64_t>>{}});
       times.emplace_back();
     }
     EventAverage& row = rows[it->second];

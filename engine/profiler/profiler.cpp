@@ -3,6 +3,8 @@
 // names that anomaly mode reads.
 #include "profiler.h"
 
+#include "core/cuda_backend.h"
+
 namespace ember::profiler {
 
 namespace {
@@ -15,6 +17,11 @@ void detail::pop_range_name() {
 }
 void keep_range_names(bool keep) { detail::keeping_range_names.store(keep, std::memory_order_relaxed); }
 std::vector<std::string> open_range_names() { return range_names; }
+
+std::vector<ProfilerActivity> supported_activities() {
+  if (cuda::is_available()) return {ProfilerActivity::CPU, ProfilerActivity::CUDA};
+  return {ProfilerActivity::CPU};
+}
 
 Profiler::Profiler(ProfilerOptions options) : options_(std::move(options)) { start(); }
 

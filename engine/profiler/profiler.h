@@ -31,6 +31,11 @@ namespace ember::profiler {
 
 enum class ProfilerActivity { CPU, CUDA };
 
+// What torch.profiler.supported_activities() answers for ember: the CPU, and CUDA where a GPU is.
+std::vector<ProfilerActivity> supported_activities();
+// torch.profiler.kineto_available(): false, ember records with this profiler, not Kineto.
+constexpr bool kineto_available() { return false; }
+
 // PyTorch's profile(...) arguments. with_flops also records shapes, as PyTorch does. The CUDA
 // activity adds each op's GPU time, measured as PyTorch's legacy profiler (use_cuda=True) does:
 // a CUDA event at the op's start and end (engine/cuda_backend.h); the table then shows the Self

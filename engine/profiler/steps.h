@@ -54,6 +54,19 @@ struct Detach {  // the event PyTorch's autograd kernel of detach opens around t
   static constexpr detail::Traffic kind = detail::Traffic::None;
 };
 
+// The factories' own events, around the steps they record inside as ATen's do: rand is
+// empty + uniform_, zeros empty + zero_, ones and full empty + fill_, and the *_like ones the same
+// with empty_like > empty_strided for empty. Their bytes are their steps'.
+template <const char* Name>
+struct Factory {
+  static constexpr const char* name = Name;
+  static constexpr detail::Traffic kind = detail::Traffic::None;
+};
+inline constexpr char kRand[] = "aten::rand", kRandn[] = "aten::randn", kZeros[] = "aten::zeros",
+                      kOnes[] = "aten::ones", kFull[] = "aten::full", kRandLike[] = "aten::rand_like",
+                      kRandnLike[] = "aten::randn_like", kZerosLike[] = "aten::zeros_like",
+                      kFullLike[] = "aten::full_like";
+
 // An argument that is not a tensor or a number (a size list, a dtype, None): PyTorch records it
 // with shape [] and type "", as record_shapes shows the factory calls' six arguments. It also
 // stands for the options an ember op takes no value for (ones_like's dtype, layout, ...), so that

@@ -22,7 +22,6 @@ struct Scope {
   void exit() { guard.reset(); }
 };
 using InferenceModeScope = Scope<InferenceMode, bool>;
-using AutocastScope = Scope<AutocastGuard, DeviceType, std::optional<DType>, bool, bool>;
 using DetectAnomalyScope = Scope<autograd::DetectAnomalyGuard, bool>;
 
 template <typename S>
@@ -46,27 +45,38 @@ std::string python_stack() {
   return py::str("").attr("join")(lines).cast<std::string>();
 }
 
+// torch.autocast's state by PyTorch 1.13's names (torch/csrc/autograd/init.cpp): what
+// python/ember/amp.py's autocast sets on entering and restores on leaving, as torch's does.
+bool checked_bool(const py::handle& value) {
+  if (!PyBool_Check(value.ptr()))
+    throw py::type_error("enabled must be a bool (got " + std::string(Py_TYPE(value.ptr())->tp_name) + ")");
+  return value.cast<bool>();
+}
+
+void bind_autocast_state(py::module_& m) {
+  m.def("is_autocast_enabled", [] { return autocast::is_enabled(); });
+  m.def("set_autocast_enabled", [](const py::handle& enabled) { autocast::set_enabled(checked_bool(enabled)); });
+  m.def("is_autocast_cpu_enabled", &autocast::is_cpu_enabled);
+  m.def("set_autocast_cpu_enabled",
+        [](const py::handle& enabled) { autocast::set_cpu_enabled(checked_bool(enabled)); });
+  m.def("get_autocast_gpu_dtype", &autocast::get_autocast_gpu_dtype);
+  m.def("get_autocast_cpu_dtype", &autocast::get_autocast_cpu_dtype);
+  m.def("set_autocast_gpu_dtype", &autocast::set_autocast_gpu_dtype);
+  m.def("set_autocast_cpu_dtype", &autocast::set_autocast_cpu_dtype);
+  m.def("is_autocast_cache_enabled", &autocast::is_autocast_cache_enabled);
+  m.def("set_autocast_cache_enabled",
+        [](const py::handle& enabled) { autocast::set_autocast_cache_enabled(checked_bool(enabled)); });
+  m.def("clear_autocast_cache", &autocast::clear_cache);
+  m.def("autocast_increment_nesting", &autocast::increment_nesting);
+  m.def("autocast_decrement_nesting", &autocast::decrement_nesting);
+}
+
 void bind_modes(py::module_& m) {
   py::class_<InferenceModeScope> inference_mode(m, "_InferenceMode");
   inference_mode.def(py::init<bool>(), py::arg("mode") = true);
   bind_scope(inference_mode);
 
-  py::class_<AutocastScope> autocast(m, "_Autocast");
-  autocast.def(
-      py::init([](const std::string& device_type, std::optional<DType> dtype, bool enabled, bool cache_enabled) {
-        return std::make_unique<AutocastScope>(Device(device_type).type, dtype, enabled, cache_enabled);
-      }),
-      py::arg("device_type"), py::arg("dtype") = py::none(), py::arg("enabled") = true,
-      py::arg("cache_enabled") = true);
-  bind_scope(autocast);
-  m.def(
-      "is_autocast_enabled",
-      [](const std::string& device_type) { return autocast::is_enabled(Device(device_type).type); },
-      py::arg("device_type") = "cpu");
-  m.def(
-      "get_autocast_dtype",
-      [](const std::string& device_type) { return autocast::get_dtype(Device(device_type).type); },
-      py::arg("device_type") = "cpu");
+  bind_autocast_state(m);
 
   py::class_<DetectAnomalyScope> detect_anomaly(m, "_DetectAnomaly");
   detect_anomaly.def(py::init<bool>(), py::arg("check_nan") = true);

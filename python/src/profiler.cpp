@@ -1,7 +1,7 @@
 // ember.profiler: the C++ profiler, recorded from Python. `profile` (in ember/profiler.py) holds a
 // C++ Profiler from the `with` block's start to its end; key_averages() gives the C++ rows
 // (key, count, self_cpu_time_total in microseconds, ...) and table() PyTorch's table. Also here:
-// record_function's range, and machine_load.h's clock, which tells a profile the machine's load
+// record_function's range, emit_nvtx's guard, and machine_load.h's clock, which tells a profile the machine's load
 // disturbed from a quiet one (the chapter's test judges a ranking only from a quiet one).
 #include "bindings.h"
 #include "profiler/machine_load.h"
@@ -19,6 +19,10 @@ struct RecordFunctionScope {
   std::optional<RecordFunction> range;
 };
 
+struct NvtxScope {
+  std::optional<EmitNvtx> guard;
+};
+
 }  // namespace
 
 void bind_profiler(py::module_& m) {
@@ -26,6 +30,9 @@ void bind_profiler(py::module_& m) {
   py::enum_<ProfilerActivity>(p, "ProfilerActivity")
       .value("CPU", ProfilerActivity::CPU)
       .value("CUDA", ProfilerActivity::CUDA);
+
+  p.def("supported_activities", &supported_activities);
+  p.def("kineto_available", &kineto_available);
 
   py::class_<EventAverage>(p, "EventAverage")
       .def_readonly("key", &EventAverage::key)
@@ -78,6 +85,15 @@ void bind_profiler(py::module_& m) {
       .def("__enter__", [](RecordFunctionScope& scope) { scope.range.emplace(scope.name); })
       .def("__exit__", [](RecordFunctionScope& scope, py::args) {
         scope.range.reset();
+        return false;
+      });
+
+  // emit_nvtx's guard (ember/autograd/profiler.py), held from __enter__ to __exit__.
+  py::class_<NvtxScope>(p, "_EmitNvtx")
+      .def(py::init<>())
+      .def("__enter__", [](NvtxScope& scope) { scope.guard.emplace(); })
+      .def("__exit__", [](NvtxScope& scope, py::args) {
+        scope.guard.reset();
         return false;
       });
 

@@ -71,10 +71,10 @@ def test_autocast_runs_matrix_products_in_bfloat16_and_sums_in_float32():
     layer = torch.nn.Linear(8, 8)
     x = torch.randn(4, 8)
     with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert torch.is_autocast_enabled("cpu")
+        assert torch.is_autocast_cpu_enabled()
         out = layer(x)
         total = out.sum()
-    assert not torch.is_autocast_enabled("cpu")
+    assert not torch.is_autocast_cpu_enabled()
     assert out.dtype == torch.bfloat16 and total.dtype == torch.float32
     assert layer(x).dtype == torch.float32
 

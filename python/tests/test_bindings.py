@@ -2,6 +2,9 @@
 random.h) and every public method of its Tensor (engine/core/tensor.h) is reachable from Python by
 PyTorch's name, or is named below as deliberately C++-only, with the reason. A new op that is not
 bound fails here, not months later in a user's script."""
+import os
+import re
+
 import ember
 import ember.nn.functional as F
 from op_reference_tool import op_reference
@@ -42,6 +45,27 @@ cpp_functions = op_reference.cpp_functions  # the headers' public names, as docs
 cpp_methods = op_reference.cpp_methods
 
 
+# at::autocast's names (engine/autocast/autocast.h) and torch's Python names for them, where they differ.
+AUTOCAST_PYTHON_NAMES = {
+    "is_enabled": "is_autocast_enabled", "set_enabled": "set_autocast_enabled",
+    "is_cpu_enabled": "is_autocast_cpu_enabled", "set_cpu_enabled": "set_autocast_cpu_enabled",
+    "clear_cache": "clear_autocast_cache", "increment_nesting": "autocast_increment_nesting",
+    "decrement_nesting": "autocast_decrement_nesting",
+}
+AUTOCAST_CPP_ONLY = {
+    "get_dtype": "C++'s state by DeviceType; Python has torch's per-device names",
+    "set_dtype": "C++'s state by DeviceType; Python has torch's per-device names",
+    "cache_size": "a count for C++ tests",
+}
+
+
+def autocast_functions():
+    with open(os.path.join(op_reference.ROOT, "engine/autocast/autocast.h")) as text:
+        header = text.read()
+    public = header[header.index("namespace autocast {"):header.index("// ---- for the dispatcher ----")]
+    return set(re.findall(r"^(?:[\w:]+\s+)(\w+)\(", public, re.MULTILINE))
+
+
 def test_every_public_function_has_a_python_function():
     missing = [name for name in sorted(cpp_functions())
                if name not in CPP_ONLY and not hasattr(ember, name) and not hasattr(F, name)]
@@ -57,3 +81,34 @@ def test_every_public_tensor_method_has_a_python_method():
 def test_the_lists_of_cpp_only_names_name_real_functions():
     assert set(CPP_ONLY) <= cpp_functions(), sorted(set(CPP_ONLY) - cpp_functions())
     assert set(CPP_ONLY_METHODS) <= cpp_methods(), sorted(set(CPP_ONLY_METHODS) - cpp_methods())
+
+
+def test_every_autocast_function_has_its_torch_name():
+    missing = [name for name in sorted(autocast_functions()) if name not in AUTOCAST_CPP_ONLY
+               and not hasattr(ember, AUTOCAST_PYTHON_NAMES.get(name, name))]
+    assert missing == [], f"autocast functions without their torch name in Python: {missing}"
+    assert set(AUTOCAST_CPP_ONLY) <= autocast_functions()
+
+
+# torch 1.13's profiler and autocast names, with their parameters as inspect.signature lists them.
+TORCH_SIGNATURES = {
+    "profiler.profile": ["activities", "schedule", "on_trace_ready", "record_shapes", "profile_memory", "with_stack",
+                         "with_flops", "with_modules", "experimental_config", "use_cuda"],
+    "profiler.schedule": ["wait", "warmup", "active", "repeat", "skip_first"],
+    "profiler.record_function": ["name", "args"], "profiler.supported_activities": [],
+    "autograd.profiler.record_function": ["name", "args"],
+    "autograd.profiler.emit_nvtx": ["enabled", "record_shapes"],
+    "autograd.profiler.profile": ["enabled", "use_cuda", "record_shapes", "with_flops", "profile_memory",
+                                  "with_stack", "with_modules", "use_kineto", "use_cpu", "experimental_config"],
+    "autocast": ["device_type", "dtype", "enabled", "cache_enabled"],
+    "cpu.amp.autocast": ["enabled", "dtype", "cache_enabled"], "cuda.amp.autocast": ["enabled", "dtype", "cache_enabled"],
+}
+
+
+def test_the_profiler_and_autocast_names_take_torchs_parameters():
+    import functools
+    import inspect
+    for dotted, parameters in TORCH_SIGNATURES.items():
+        target = functools.reduce(getattr, dotted.split("."), ember)
+        signature = inspect.signature(target.__init__ if inspect.isclass(target) else target)
+        assert [p for p in signature.parameters if p != "self"] == parameters, dotted

@@ -10,6 +10,7 @@ from .function import Function, InplaceFunction, once_differentiable  # noqa: F4
 from .grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled  # noqa: F401
 from .gradcheck import gradcheck, gradgradcheck  # noqa: F401
 from .variable import Variable  # noqa: F401
+from ..profiler import kineto_available  # noqa: F401
 
 SavedTensor = _C._autograd.SavedTensor
 
