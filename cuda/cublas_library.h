@@ -11,12 +11,23 @@ namespace ember::kernels::cuda {
 
 // Every cuBLAS function ember calls. cublas_v2.h makes some names macros (cublasCreate is
 // cublasCreate_v2): the list expands them, so each member and its symbol name are the real ones.
-#define EMBER_CUBLAS_FUNCTIONS(X)                                                                                      \
-  X(cublasCreate)                                                                                                      \
-  X(cublasSetMathMode) X(cublasLtCreate) X(cublasLtDestroy) X(cublasLtMatmul) X(cublasLtMatmulAlgoGetHeuristic)        \
-      X(cublasLtMatmulDescCreate) X(cublasLtMatmulDescDestroy) X(cublasLtMatmulDescSetAttribute)                       \
-          X(cublasLtMatmulPreferenceCreate) X(cublasLtMatmulPreferenceDestroy) X(cublasLtMatmulPreferenceSetAttribute) \
-              X(cublasLtMatrixLayoutCreate) X(cublasLtMatrixLayoutDestroy)
+// clang-format off
+#define EMBER_CUBLAS_FUNCTIONS(X)         \
+  X(cublasCreate)                         \
+  X(cublasSetMathMode)                    \
+  X(cublasLtCreate)                       \
+  X(cublasLtDestroy)                      \
+  X(cublasLtMatmul)                       \
+  X(cublasLtMatmulAlgoGetHeuristic)       \
+  X(cublasLtMatmulDescCreate)             \
+  X(cublasLtMatmulDescDestroy)            \
+  X(cublasLtMatmulDescSetAttribute)       \
+  X(cublasLtMatmulPreferenceCreate)       \
+  X(cublasLtMatmulPreferenceDestroy)      \
+  X(cublasLtMatmulPreferenceSetAttribute) \
+  X(cublasLtMatrixLayoutCreate)           \
+  X(cublasLtMatrixLayoutDestroy)
+// clang-format on
 
 struct CublasLibrary {
 #define EMBER_CUBLAS_MEMBER(name) decltype(&::name) name = nullptr;
