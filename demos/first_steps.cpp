@@ -66,7 +66,7 @@ int first_steps() {
   row += 100;
   std::cout << "  changing the view changed the original: " << t[0].tolist_str() << "\n";
   std::cout << "  t._version() = " << t._version() << ", row._version() = " << row._version() << "\n";
-  std::cout << "  " << t << "\n";
+  std::cout << "  " << t.str() << "\n";
 
   std::cout << "\n-- no_grad vs inference_mode --\n";
   nn::Sequential big{nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 512)};

@@ -15,13 +15,15 @@
 // is T::backward, given one gradient per output and returning one per argument of forward
 // (undefined for a non-tensor). It runs on the engine's custom functions (custom_function.h), the
 // same path as Python's torch.autograd.Function. Two differences from libtorch: saved_data holds
-// std::any values, not IValues, and the node is named as Python names it (libtorch prints
-// "torch::autograd::CppNode<MulConstant>" in its errors).
+// IValues that are std::any underneath (toDouble(), toInt(), toBool(), toTensor() read the types
+// stored, and std::any_cast reads any other), and the node is named as Python names it (libtorch
+// prints "torch::autograd::CppNode<MulConstant>").
 #pragma once
 #include <any>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
@@ -34,10 +36,40 @@ namespace ember::autograd {
 // libtorch's names: a Variable is a Tensor (the two were merged in PyTorch 0.4).
 using Variable = Tensor;
 using variable_list = std::vector<Tensor>;
+using tensor_list = std::vector<Tensor>;
+
+// A value in saved_data: whatever was stored, read back as libtorch's IValue reads it.
+struct IValue : std::any {
+  IValue() = default;
+  template <typename T, typename = std::enable_if_t<!std::is_same_v<std::decay_t<T>, IValue>>>
+  IValue(T&& value) : std::any(std::forward<T>(value)) {}
+  double toDouble() const { return read<double, float>("Double"); }
+  int64_t toInt() const { return read<int64_t, int>("Int"); }
+  bool toBool() const { return read<bool, bool>("Bool"); }
+  Tensor toTensor() const { return read<Tensor, Tensor>("Tensor"); }
+
+ private:
+  template <typename T, typename Narrow>
+  T read(const char* wanted) const {
+    if (const T* value = std::any_cast<T>(static_cast<const std::any*>(this))) return *value;
+    if (const Narrow* value = std::any_cast<Narrow>(static_cast<const std::any*>(this))) return *value;
+    throw Error(str_cat("Expected ", wanted, " but got ", kind()));
+  }
+  // libtorch's names for the kinds it stores; "another type" for what an IValue cannot hold.
+  const char* kind() const {
+    const std::type_info& t = type();
+    if (!has_value()) return "None";
+    if (t == typeid(double) || t == typeid(float)) return "Double";
+    if (t == typeid(int64_t) || t == typeid(int)) return "Int";
+    if (t == typeid(bool)) return "Bool";
+    if (t == typeid(Tensor)) return "Tensor";
+    return "another type";
+  }
+};
 
 class AutogradContext {
  public:
-  std::unordered_map<std::string, std::any> saved_data;  // anything backward needs that is not a tensor
+  std::unordered_map<std::string, IValue> saved_data;  // anything backward needs that is not a tensor
 
   void save_for_backward(std::vector<Tensor> to_save) { to_save_ = std::move(to_save); }
   void mark_dirty(const std::vector<Tensor>& inputs) { dirty_ = inputs; }

@@ -154,7 +154,7 @@ bool check_jacobians(const DifferentiableFunction& f, const std::vector<Tensor>&
       if (all_close(analytical.jacobians[j], numerical[i][j], options)) continue;
       std::ostringstream message;
       message << "Jacobian mismatch for output " << i << " with respect to input " << j
-              << ",\nnumerical:" << numerical[i][j] << "\nanalytical:" << analytical.jacobians[j] << "\n";
+              << ",\nnumerical:" << numerical[i][j].str() << "\nanalytical:" << analytical.jacobians[j].str() << "\n";
       return fail(options, message.str());
     }
   }
@@ -185,8 +185,8 @@ bool check_projections(const DifferentiableFunction& f, const std::vector<Tensor
       const Tensor numerical = dot(jvps[i], v[i]).reshape({1});
       if (all_close(first.reshape({1}), numerical, options)) continue;
       std::ostringstream message;
-      message << "Jacobian mismatch for output " << i << " with respect to input " << j << ",\nnumerical:" << numerical
-              << "\nanalytical:" << first.reshape({1})
+      message << "Jacobian mismatch for output " << i << " with respect to input " << j
+              << ",\nnumerical:" << numerical.str() << "\nanalytical:" << first.reshape({1}).str()
               << "\n\nThe above quantities relating the numerical and analytical jacobians are computed \nin fast "
                  "mode (v^T J u for random vectors u and v).\n";
       return fail(options, message.str());

@@ -35,6 +35,7 @@ struct Device {
 std::ostream& operator<<(std::ostream& out, Device device);
 
 inline const Device kCPU{DeviceType::CPU, 0};
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;  // libtorch's torch::kCUDA: Device(kCUDA, 1), device(kCUDA)
 inline Device cuda_device(int index = 0) { return Device{DeviceType::CUDA, index}; }
 inline Device checked_device(int index = 0) { return Device{DeviceType::Checked, index}; }
 

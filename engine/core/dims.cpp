@@ -1,6 +1,8 @@
 // Helpers on Dims that error messages and layout code share.
 #include "dims.h"
 
+#include <ostream>
+
 #include "size_arithmetic.h"
 
 namespace ember {
@@ -13,6 +15,8 @@ std::string to_string(const Dims& dims) {
   }
   return out + "]";
 }
+
+std::ostream& operator<<(std::ostream& out, const Dims& dims) { return out << to_string(dims); }
 
 std::string join_x(const Dims& dims) {
   std::string out;

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,6 +20,8 @@ class Dims {
 
   Dims() = default;
   Dims(std::initializer_list<int64_t> values) { assign(values.begin(), values.size()); }
+  // One size, as libtorch's IntArrayRef takes one: ones(5), randn(3), t.sum(1, true).
+  Dims(int64_t value) { assign(&value, 1); }
   Dims(const std::vector<int64_t>& values) { assign(values.data(), values.size()); }
   explicit Dims(std::span<const int64_t> values) { assign(values.data(), values.size()); }
   static Dims filled(int64_t count, int64_t value) {
@@ -72,6 +75,8 @@ class Dims {
 
 // "[3, 5]", as PyTorch prints sizes in its messages.
 std::string to_string(const Dims& dims);
+// Prints "[2, 3]", as libtorch prints an IntArrayRef (std::cout << t.sizes()).
+std::ostream& operator<<(std::ostream& out, const Dims& dims);
 // "3x5", as in "mat1 and mat2 shapes cannot be multiplied (4x8 and 16x2)".
 std::string join_x(const Dims& dims);
 // Product of all entries (1 for no entries): the element count of a tensor of these sizes, checked

@@ -16,6 +16,8 @@ inline constexpr DType kBFloat16 = DType::BFloat16;
 inline constexpr DType kFloat16 = DType::Float16;
 inline constexpr DType kInt64 = DType::Int64;
 inline constexpr DType kBool = DType::Bool;
+// libtorch's other names for them (torch::kFloat, torch::kDouble, torch::kLong, torch::kHalf).
+inline constexpr DType kFloat = kFloat32, kDouble = kFloat64, kLong = kInt64, kHalf = kFloat16;
 
 // Inline: asked on every op's path (an output's bytes, a data pointer, a dtype rule).
 constexpr int64_t element_size(DType dtype) {

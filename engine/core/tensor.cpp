@@ -22,4 +22,17 @@ void Tensor::check_dtype(DType expected) const {
               scalar_type_name(dtype()));
 }
 
+void Tensor::check_accessor(DType expected, size_t dims) const {
+  EMBER_CHECK(device().is_cpu(), "accessor() reads CPU memory, but the tensor is on ", device().str());
+  check_dtype(expected);
+  EMBER_CHECK(dim() == static_cast<int64_t>(dims), "TensorAccessor expected ", dims, " dims but tensor has ", dim());
+}
+
+// libtorch's name for a tensor's kind, its backend and scalar type: "CPUFloatType", "CUDALongType".
+std::string Tensor::toString() const {
+  const Device d = device();
+  const char* backend = d.is_cpu() ? "CPU" : d.is_cuda() ? "CUDA" : "PrivateUse1";
+  return std::string(backend) + scalar_type_name(dtype()) + "Type";
+}
+
 }  // namespace ember

@@ -14,7 +14,9 @@
 #include "low_precision.h"
 #include "removable_handle.h"
 #include "scalar.h"
+#include "tensor_accessor.h"
 #include "tensor_impl.h"
+#include "tensor_index.h"
 
 namespace ember {
 
@@ -38,6 +40,11 @@ template <> constexpr DType dtype_of<bool>() { return kBool; }
 // The layout a copy gets (torch.memory_format): Preserve keeps the source's (permuted) layout,
 // Contiguous is row-major, ChannelsLast (4-d only) keeps each pixel's channels side by side.
 enum class MemoryFormat { Preserve, Contiguous, ChannelsLast };
+
+// libtorch's torch::kStrided: ember's only layout, accepted by Options::layout for its spelling
+// (libtorch's type is c10::Layout; ember's Layout is memory_layout.h's sizes and strides).
+enum class TensorLayout { Strided };
+inline constexpr TensorLayout kStrided = TensorLayout::Strided;
 
 struct Options {
   DType dtype_ = kFloat32;
@@ -63,7 +70,15 @@ struct Options {
     requires_grad_ = r;
     return *this;
   }
+  Options& layout(TensorLayout) { return *this; }
 };
+
+// libtorch's names: TensorOptions, and the helpers that start a chain of options,
+// ones(5, dtype(kFloat64).requires_grad(true)).
+using TensorOptions = Options;
+inline Options dtype(DType d) { return Options(d); }
+inline Options device(Device d) { return Options(d); }
+inline Options requires_grad(bool r = true) { return Options().requires_grad(r); }
 
 class Tensor {
  public:
@@ -89,6 +104,10 @@ class Tensor {
   int64_t element_size() const { return ember::element_size(dtype()); }
   bool is_contiguous() const { return checked().is_contiguous; }
   bool is_floating_point() const { return ember::is_floating_point(dtype()); }
+  // libtorch's spellings: "CPUFloatType", and the options another factory needs for a tensor like
+  // this one (its dtype and device).
+  std::string toString() const;
+  Options options() const { return Options(dtype()).device(device()); }
 
   // ---- data access ----
   // Typed pointer to element 0; PyTorch's check: "expected scalar type Float but found Double".
@@ -105,6 +124,14 @@ class Tensor {
   Scalar item() const;
   template <typename T>
   std::vector<T> to_vector() const;  // all elements in row-major order, converted to T
+  // libtorch's accessor<float, 2>(): dtype and dimensions checked once, then a[i][j] (CPU only).
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() const& {
+    check_accessor(dtype_of<T>(), N);
+    return TensorAccessor<T, N>(reinterpret_cast<T*>(checked().data()), sizes().data(), strides().data());
+  }
+  template <typename T, size_t N>
+  TensorAccessor<T, N> accessor() && = delete;  // it would point into a tensor about to be freed
 
   // ---- autograd ----
   bool requires_grad() const;
@@ -149,6 +176,13 @@ class Tensor {
   Tensor view(const Dims& sizes) const;
   Tensor reshape(const Dims& sizes) const;
   Tensor operator[](int64_t index) const;  // t[i]: select(0, i) with Python's indexing message
+  // libtorch's t.index({Slice(), 1}) and t.index_put_({0, Slice(0, 2)}, v): ops/indexing.h's.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value);
+  Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, Scalar value);
+  // t[2][0] = -1: libtorch fills the element a temporary view names (only a temporary: a named
+  // tensor is rebound by `=`, as any C++ value).
+  Tensor& operator=(Scalar value) && { return fill_(value); }
   Tensor select(int64_t dim, int64_t index) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
   Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
@@ -160,7 +194,8 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor view_as(const Tensor& other) const;  // view(other.sizes())
+  Tensor view_as(const Tensor& other) const;    // view(other.sizes())
+  Tensor expand_as(const Tensor& other) const;  // expand(other.sizes())
   // In-place views: the tensor's own layout changes (a version bump, a node, as in-place ops).
   Tensor& transpose_(int64_t dim0, int64_t dim1);
   Tensor& t_();
@@ -182,6 +217,8 @@ class Tensor {
   // ---- conversion ----
   Tensor to(DType dtype) const;
   Tensor to(Device device) const;
+  Tensor cpu() const;   // to(kCPU)
+  Tensor cuda() const;  // to cuda:0
 
   // ---- math (forwards to ops.h) ----
   Tensor sum() const;
@@ -190,6 +227,10 @@ class Tensor {
   Tensor mean(const Dims& dims, bool keepdim = false) const;
   Tensor max() const;
   Tensor min() const;
+  Tensor all() const;  // whether every element is nonzero: a 0-dim bool tensor
+  Tensor norm(Scalar p = 2) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor eq(Scalar other) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
   Tensor exp() const;
   Tensor log() const;
@@ -236,13 +277,14 @@ class Tensor {
   Tensor& operator/=(const Tensor& other) { return div_(other); }
   Tensor& operator/=(Scalar other) { return div_(other); }
 
-  // PyTorch-style text: "tensor([[1., 2.],\n        [3., 4.]])".
+  // Python's text, repr(t): "tensor([[1., 2.],\n        [3., 4.]])" (operator<< prints libtorch's).
   std::string str() const;
   // Python's repr of t.tolist(): "[100.0, 101.0, 102.0]".
   std::string tolist_str() const;
 
  private:
   void check_dtype(DType expected) const;
+  void check_accessor(DType expected, size_t dims) const;
   // The impl, or an error for an undefined tensor (one never assigned, or a .grad() before backward).
   const TensorImpl& checked() const {
     if (!impl_) [[unlikely]]
@@ -285,6 +327,7 @@ Tensor operator<(Scalar a, const Tensor& b);
 Tensor operator<=(Scalar a, const Tensor& b);
 Tensor operator>(Scalar a, const Tensor& b);
 Tensor operator>=(Scalar a, const Tensor& b);
+// libtorch's printing, a table of values and a line "[ CPUFloatType{2,3} ]" (Python's repr is str()).
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 }  // namespace ember

@@ -8,6 +8,10 @@ namespace ember::nn {
 class LayerNorm : public Module {
  public:
   explicit LayerNorm(const Dims& normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
+  // LayerNorm({4}): a brace list is the shape itself (one number converts to Dims too, so without
+  // this the list could also make a LayerNorm to copy, and the call would be ambiguous).
+  explicit LayerNorm(std::initializer_list<int64_t> normalized_shape, double eps = 1e-5, bool elementwise_affine = true)
+      : LayerNorm(Dims(normalized_shape), eps, elementwise_affine) {}
   Tensor forward(const Tensor& input) override;
   Tensor& weight() { return parameter("weight"); }
   Tensor& bias() { return parameter("bias"); }

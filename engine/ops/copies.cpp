@@ -127,6 +127,9 @@ Tensor Tensor::to(Device target) const {
   return call<ToDevice>(*this, target);
 }
 
+Tensor Tensor::cpu() const { return to(kCPU); }
+Tensor Tensor::cuda() const { return to(cuda_device(0)); }
+
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
   Tensor cpu = device().is_cpu() ? *this : detach().to(kCPU);

@@ -103,6 +103,7 @@ Tensor empty_strided(const Dims& sizes, const Dims& strides, Options options) {
 }
 
 Tensor arange(Scalar end, Options options) { return arange(0, end, 1, options); }
+Tensor arange(Scalar start, Scalar end, Options options) { return arange(start, end, 1, options); }
 
 namespace {
 // arange's checks, in PyTorch's order and texts, on its bounds as the result's type computes them.
@@ -210,6 +211,14 @@ Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::functi
   Tensor out(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype_,
                                           /*tracks_version=*/!InferenceMode::is_enabled()));
   return finish_factory(out, options);
+}
+
+Tensor from_blob(void* data, const Dims& sizes, Options options) {
+  return from_blob(
+      data, sizes, contiguous_strides(sizes), [](void*) {}, options);
+}
+Tensor from_blob(void* data, const Dims& sizes, std::function<void(void*)> deleter, Options options) {
+  return from_blob(data, sizes, contiguous_strides(sizes), std::move(deleter), options);
 }
 
 Tensor scalar_tensor(Scalar value, Options options) {

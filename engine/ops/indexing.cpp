@@ -75,4 +75,12 @@ Tensor& index_put_(Tensor& self, const std::vector<TensorIndex>& indices, Scalar
   return self;
 }
 
+Tensor Tensor::index(const std::vector<TensorIndex>& indices) const { return ember::index(*this, indices); }
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, const Tensor& value) {
+  return ember::index_put_(*this, indices, value);
+}
+Tensor& Tensor::index_put_(const std::vector<TensorIndex>& indices, Scalar value) {
+  return ember::index_put_(*this, indices, value);
+}
+
 }  // namespace ember

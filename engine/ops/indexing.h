@@ -8,40 +8,12 @@
 //   Tensor block = index(t, {Slice{1, None}, Ellipsis});  // t[1:, ...]
 //   index_put_(t, {Slice{}, 0}, 5);                    // t[:, 0] = 5
 //
-// Indexing with tensors (t[mask], t[idx]) is not in ember.
+// Indexing with tensors (t[mask], t[idx]) is not in ember. The index types are core/tensor_index.h's,
+// so that Tensor's methods (t.index({...}), libtorch's spelling) can take them too.
 #pragma once
-#include <cstdint>
-#include <optional>
-#include <variant>
 #include <vector>
 
 #include "core/tensor.h"
-
-namespace ember::indexing {
-
-// None: a new dimension of size 1 (an index), or a bound left out (in a Slice), as in libtorch.
-inline constexpr std::nullopt_t None = std::nullopt;
-struct NoneIndex {
-  constexpr NoneIndex() = default;
-  constexpr NoneIndex(std::nullopt_t) {}
-};
-struct EllipsisIndex {};  // ...: as many full slices as the other indices leave
-inline constexpr EllipsisIndex Ellipsis;
-
-// start:stop:step, Python's rules: a bound left out means the whole dimension, a negative one
-// counts from the end, an out-of-range one is clamped; the step must be positive.
-struct Slice {
-  std::optional<int64_t> start, stop, step;
-  Slice() = default;
-  Slice(std::optional<int64_t> start, std::optional<int64_t> stop, std::optional<int64_t> step = std::nullopt)
-      : start(start),
-        stop(stop),
-        step(step) {}
-};
-
-using TensorIndex = std::variant<int64_t, Slice, NoneIndex, EllipsisIndex>;
-
-}  // namespace ember::indexing
 
 namespace ember {
 

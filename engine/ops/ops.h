@@ -30,6 +30,7 @@ Tensor empty_like(const Tensor& t, Options options);
 Tensor full_like(const Tensor& t, Scalar value, Options options = {});
 Tensor arange(Scalar end, Options options = {});
 Tensor arange(Scalar start, Scalar end, Scalar step = 1, Options options = {});
+Tensor arange(Scalar start, Scalar end, Options options);  // libtorch's arange(1, 5, kFloat32)
 Tensor eye(int64_t n, Options options = {});
 Tensor eye(int64_t n, int64_t m, Options options = {});
 // A tensor holding `values` with the given sizes (default: 1-D). dtype from T unless given.
@@ -43,6 +44,10 @@ Tensor scalar_tensor(Scalar value, Options options = {});
 // copy, strides in elements, and release(data) called when the last tensor on them is gone.
 Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::function<void(void*)> release,
                  Options options = {});
+// libtorch's short forms: row-major strides, and nothing to release (the caller keeps the bytes
+// alive) or deleter(data) when the last tensor on them is gone.
+Tensor from_blob(void* data, const Dims& sizes, Options options = {});
+Tensor from_blob(void* data, const Dims& sizes, std::function<void(void*)> deleter, Options options = {});
 
 // ---- views (views.cpp) ----
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset);
@@ -120,6 +125,9 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& self, const std::optional<Dims
                                     bool unbiased = true, bool keepdim = false);
 // Whether every (all) or any element is nonzero: a bool tensor, over dims (all when none).
 Tensor all(const Tensor& a);
+// The p-norm of all elements (torch.norm(t, p); p may be 0 or +-inf), composed of ops: its graph is
+// theirs (no NormBackward1), and at an all-zero input the 2-norm's gradient is nan where PyTorch's is 0.
+Tensor norm(const Tensor& a, Scalar p = 2);
 Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor any(const Tensor& a);
 Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);

@@ -2,6 +2,7 @@
 // make the input contiguous, and reduce each row of the resulting [outer, inner] matrix
 // (kernels/reduce.cpp). Integers sum to int64; 16-bit floats accumulate in float32 and round once.
 #include <algorithm>
+#include <cmath>
 
 #include "core/size_arithmetic.h"
 
@@ -275,6 +276,15 @@ Tensor all(const Tensor& a, int64_t dim, bool keepdim) {
 Tensor any(const Tensor& a) { return call<Logical<false>>(a, std::optional<int64_t>(), false); }
 Tensor any(const Tensor& a, int64_t dim, bool keepdim) {
   return call<Logical<false>>(a, std::optional<int64_t>(dim), keepdim);
+}
+Tensor norm(const Tensor& a, Scalar p) {
+  EMBER_CHECK(a.is_floating_point(), "norm(): input dtype should be either floating point or complex. Got ",
+              scalar_type_name(a.dtype()), " instead.");
+  const double order = p.to<double>();
+  if (order == 0) return ne(a, 0).sum().to(a.dtype());
+  if (std::isinf(order)) return order > 0 ? max(abs(a)) : min(abs(a));
+  if (order == 2) return sqrt(sum(mul(a, a)));
+  return pow(sum(pow(abs(a), order)), 1 / order);
 }
 Tensor max(const Tensor& a) { return call<MaxAll>(a); }
 Tensor min(const Tensor& a) { return call<MinAll>(a); }

@@ -19,6 +19,11 @@ Tensor Tensor::mean() const { return ember::mean(*this); }
 Tensor Tensor::mean(const Dims& dims, bool keepdim) const { return ember::mean(*this, dims, keepdim); }
 Tensor Tensor::max() const { return ember::max(*this); }
 Tensor Tensor::min() const { return ember::min(*this); }
+Tensor Tensor::all() const { return ember::all(*this); }
+Tensor Tensor::norm(Scalar p) const { return ember::norm(*this, p); }
+Tensor Tensor::eq(const Tensor& other) const { return ember::eq(*this, other); }
+Tensor Tensor::eq(Scalar other) const { return ember::eq(*this, other); }
+Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
 Tensor Tensor::argmax(std::optional<int64_t> d, bool keepdim) const { return ember::argmax(*this, d, keepdim); }
 Tensor Tensor::exp() const { return ember::exp(*this); }
 Tensor Tensor::log() const { return ember::log(*this); }
@@ -78,7 +83,5 @@ Tensor operator<(Scalar a, const Tensor& b) { return gt(b, a); }
 Tensor operator<=(Scalar a, const Tensor& b) { return ge(b, a); }
 Tensor operator>(Scalar a, const Tensor& b) { return lt(b, a); }
 Tensor operator>=(Scalar a, const Tensor& b) { return le(b, a); }
-
-std::ostream& operator<<(std::ostream& out, const Tensor& t) { return out << t.str(); }
 
 }  // namespace ember

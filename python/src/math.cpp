@@ -90,6 +90,8 @@ void bind_math(py::module_& m, TensorClass& tensor) {
       [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) { return dim ? all(t, *dim, keepdim) : all(t); },
       py::arg("dim") = py::none(), py::arg("keepdim") = false);
   method_and_function(
+      tensor, m, "norm", [](const Tensor& t, Scalar p) { return norm(t, p); }, py::arg("p") = 2);
+  method_and_function(
       tensor, m, "any",
       [](const Tensor& t, std::optional<int64_t> dim, bool keepdim) { return dim ? any(t, *dim, keepdim) : any(t); },
       py::arg("dim") = py::none(), py::arg("keepdim") = false);

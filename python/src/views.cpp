@@ -29,7 +29,8 @@ void bind_views(py::module_& m, TensorClass& tensor) {
       .def("reshape", [](const Tensor& t, py::args shape) { return t.reshape(dims_from_args(shape, "reshape")); })
       .def("permute", [](const Tensor& t, py::args dims) { return t.permute(dims_from_args(dims, "permute")); })
       .def("expand", [](const Tensor& t, py::args sizes) { return t.expand(dims_from_args(sizes, "expand")); })
-      .def("view_as", &Tensor::view_as, py::arg("other"));
+      .def("view_as", &Tensor::view_as, py::arg("other"))
+      .def("expand_as", &Tensor::expand_as, py::arg("other"));
   m.def(
       "reshape", [](const Tensor& t, py::object shape) { return t.reshape(dims_from_object(shape, "reshape")); },
       py::arg("input"), py::arg("shape"));

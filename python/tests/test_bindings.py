@@ -38,6 +38,9 @@ CPP_ONLY_METHODS = {
     "data": "the Tensor.data property", "str": "repr()", "tolist_str": "repr(t.tolist())",
     "scalar_type": "Tensor.dtype", "slice": "Python's t[a:b:c]", "_version": "the Tensor._version property",
     "_base": "the Tensor._base property", "resize_": "Tensor.resize_(*sizes)", "to": "Tensor.to(...)",
+    "toString": "libtorch's type name; Python's is Tensor.type()", "options": "Python passes dtype=, device=",
+    "accessor": "C++'s checked element access; Python indexes", "index": "Python's t[...]",
+    "index_put_": "Python's t[...] = value",
 }
 
 
