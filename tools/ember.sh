@@ -49,7 +49,8 @@ case "${1:-}" in
   test)
     install_missing_packages
     build_dir=${EMBER_BUILD_DIR:-build}
-    configure_and_build
+    # A fresh build compiles the library in batches (EMBER_UNITY_BUILD, CMakeLists.txt).
+    EMBER_CMAKE_ARGS="-DEMBER_UNITY_BUILD=ON ${EMBER_CMAKE_ARGS:-}" configure_and_build
     # --no-tests=error: a build that registered no test is a failure, not a green run.
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error --parallel "$(nproc)"
     ;;

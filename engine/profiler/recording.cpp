@@ -28,8 +28,8 @@
 #include "profiler.h"
 
 namespace ember::profiler::detail {
-namespace {
 
+// In detail, not in an anonymous namespace: ThreadBuffer, declared in profiler.h, holds them.
 struct RawEvent {
   const char* name;          // a string constant, or a copy kept in the buffer's `names`
   int64_t start_ns, end_ns;  // steady clock; end_ns is 0 while the event is open
@@ -53,8 +53,6 @@ struct Chunk {
 // How an argument is kept in `inputs`: its kind (a DType's value for a tensor), then for a tensor
 // its dimension count and sizes.
 enum ArgumentCode : int64_t { kNumber = -1, kTensorList = -2, kOther = -3 };
-
-}  // namespace
 
 struct ThreadBuffer {
   std::mutex mutex;
