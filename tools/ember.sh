@@ -32,8 +32,9 @@ install_missing_packages() {
 }
 
 configure_and_build() {
+  # Both commands build fresh, so the library is compiled in batches (EMBER_UNITY_BUILD, CMakeLists.txt).
   # shellcheck disable=SC2086
-  cmake -S . -B "$build_dir" -G Ninja ${EMBER_CMAKE_ARGS:-} >/dev/null
+  cmake -S . -B "$build_dir" -G Ninja -DEMBER_UNITY_BUILD=ON ${EMBER_CMAKE_ARGS:-} >/dev/null
   cmake --build "$build_dir" --parallel "$(nproc)" "$@"
 }
 
@@ -49,8 +50,7 @@ case "${1:-}" in
   test)
     install_missing_packages
     build_dir=${EMBER_BUILD_DIR:-build}
-    # A fresh build compiles the library in batches (EMBER_UNITY_BUILD, CMakeLists.txt).
-    EMBER_CMAKE_ARGS="-DEMBER_UNITY_BUILD=ON ${EMBER_CMAKE_ARGS:-}" configure_and_build
+    configure_and_build
     # --no-tests=error: a build that registered no test is a failure, not a green run.
     ctest --test-dir "$build_dir" --output-on-failure --no-tests=error --parallel "$(nproc)"
     ;;
