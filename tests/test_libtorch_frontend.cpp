@@ -96,7 +96,7 @@ TEST_CASE("a number assigned to an element of a temporary view fills that elemen
   CHECK(t._version() == 2);
 }
 
-TEST_CASE("from_blob without a deleter borrows the bytes; with one it calls it once at the end", "[libtorch]") {
+TEST_CASE("from_blob without a deleter borrows the bytes, and with one it calls it once at the end", "[libtorch]") {
   float data[] = {1, 2, 3, 4, 5, 6};
   Tensor t = from_blob(data, {2, 3});
   CHECK(t.strides() == Dims{3, 1});
