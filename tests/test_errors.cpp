@@ -175,7 +175,7 @@ TEST_CASE("size and overflow errors", "[errors]") {
 }
 
 TEST_CASE("a one-element bias broadcasts in linear and addmm", "[errors]") {
-  Tensor out = linear(r({2, 3}), r({4, 3}), full({1}, 10));
+  Tensor out = linear(r({2, 3}), r({4, 3}), full({1}, 10.0));
   CHECK(out.tolist_str() == "[[13.0, 13.0, 13.0, 13.0], [13.0, 13.0, 13.0, 13.0]]");
 }
 

@@ -235,3 +235,12 @@ TEST_CASE("every factory returns a tensor at version 0", "[fidelity][version]") 
     CHECK(make()._version() == versions.at(name).get<uint32_t>());  // rand/randn/randint/ones_like were at 1
   }
 }
+
+TEST_CASE("full without a dtype takes it from the fill value: bool, int64 or float32", "[fidelity][factory]") {
+  const auto& c = case_named("full_infers_its_dtype");
+  CHECK(fixture::compare_exact(full({2}, 7), c["values"]["int"]) == "");  // was float32
+  CHECK(fixture::compare_exact(full({2}, true), c["values"]["bool"]) == "");
+  CHECK(fixture::compare_exact(full({2}, 7.0), c["values"]["float"]) == "");
+  CHECK(full({2}, 7, kFloat64).dtype() == kFloat64);  // a dtype asked for wins
+  CHECK_THROWS_WITH(full({2}, 7, Options().requires_grad()), c["int_requires_grad"].get<std::string>());
+}

@@ -77,7 +77,7 @@ std::vector<Tensor> inputs_of(const std::string& op, const json& requires_grad) 
   for (size_t i = 0; i < sizes.size(); ++i) {
     if (op == "where" && i == 0) inputs.push_back(ones(sizes[i], kBool));
     else if (op == "nll_loss" && i == 1) inputs.push_back(ones(sizes[i], kInt64));
-    else inputs.push_back(full(sizes[i], i == 0 ? 2 : 1));
+    else inputs.push_back(full(sizes[i], i == 0 ? 2.0 : 1.0));
     if (requires_grad[i].get<bool>()) inputs.back().requires_grad_();
   }
   return inputs;

@@ -35,6 +35,9 @@ Tensor filled(const Dims& sizes, Scalar value, const Options& options) {
 
 Tensor full(const Dims& sizes, Scalar value, Options options) {
   profiler::OpEvent<Factory<profiler::steps::kFull>> event(unset, unset, unset, unset, unset, unset);
+  // PyTorch's infer_full_options: without a dtype the fill value picks it, so full({3, 4}, 123) is
+  // int64 and full({2}, true) bool; a floating value gives the default, float32.
+  if (!options.has_dtype) options.dtype(value.is_bool() ? kBool : value.is_integral() ? kInt64 : kFloat32);
   internal::check_fits(value, options.dtype_);
   return filled(sizes, value, options);
 }
