@@ -18,28 +18,12 @@ class TensorAccessor {
       : data_(data),
         sizes_(sizes),
         strides_(strides) {}
-  // One index fewer: the sub-array at i along the first dimension (an element reference when N is 1).
-  TensorAccessor<T, N - 1> operator[](int64_t i) const {
-    return TensorAccessor<T, N - 1>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
+  // One index fewer: the sub-array at i along the first dimension; when N is 1, the element itself
+  // (a T&, which `a[i] = v` writes through).
+  decltype(auto) operator[](int64_t i) const {
+    if constexpr (N == 1) return data_[strides_[0] * i];
+    else return TensorAccessor<T, N - 1>(data_ + strides_[0] * i, sizes_ + 1, strides_ + 1);
   }
-  int64_t size(int64_t dim) const { return sizes_[dim]; }
-  int64_t stride(int64_t dim) const { return strides_[dim]; }
-  T* data() const { return data_; }
-
- private:
-  T* data_;
-  const int64_t* sizes_;
-  const int64_t* strides_;
-};
-
-template <typename T>
-class TensorAccessor<T, 1> {
- public:
-  TensorAccessor(T* data, const int64_t* sizes, const int64_t* strides)
-      : data_(data),
-        sizes_(sizes),
-        strides_(strides) {}
-  T& operator[](int64_t i) const { return data_[strides_[0] * i]; }
   int64_t size(int64_t dim) const { return sizes_[dim]; }
   int64_t stride(int64_t dim) const { return strides_[dim]; }
   T* data() const { return data_; }

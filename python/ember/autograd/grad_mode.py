@@ -17,30 +17,28 @@ class _Decorator:
         return run
 
 
-class no_grad(_Decorator):
+class _GradModeBlock(_Decorator):
+    """A block run with grad mode set to the class's `enabled`, the previous mode restored after."""
+    enabled = None
+
     def __init__(self):
         self._arguments = ()
 
     def __enter__(self):
         self._previous = _C.is_grad_enabled()
-        _C._set_grad_enabled(False)
+        _C._set_grad_enabled(self.enabled)
 
     def __exit__(self, *exception):
         _C._set_grad_enabled(self._previous)
         return False
 
 
-class enable_grad(_Decorator):
-    def __init__(self):
-        self._arguments = ()
+class no_grad(_GradModeBlock):
+    enabled = False
 
-    def __enter__(self):
-        self._previous = _C.is_grad_enabled()
-        _C._set_grad_enabled(True)
 
-    def __exit__(self, *exception):
-        _C._set_grad_enabled(self._previous)
-        return False
+class enable_grad(_GradModeBlock):
+    enabled = True
 
 
 class set_grad_enabled(_Decorator):
