@@ -98,7 +98,8 @@ concept Differentiable = requires {
 template <typename Op, typename Backward, typename... Args>
 std::shared_ptr<autograd::Node> node_for(Backward backward, const Args&... args) {
   auto node = autograd::make_node(std::move(backward), args...);
-  if constexpr (requires { Op::number_is_an_input; }) autograd::add_input(*node, Tensor());
+  if constexpr (requires { Op::number_is_an_input; })
+    if constexpr (Op::number_is_an_input) autograd::add_input(*node, Tensor());
   if (autograd::is_anomaly_enabled()) [[unlikely]]
     autograd::record_forward_trace(*node, Op::name);
   return node;

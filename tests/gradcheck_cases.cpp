@@ -98,7 +98,8 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
        [] {
          return V{ramp({2, 3}), ramp({3}, kFloat64, 0.05)};
        }},
-      {"sub with alpha, neg, rsub", [](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + (2.0 - v[1]); },
+      {"sub with alpha, neg, rsub",
+       [](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + rsub(v[1], 2.0) - 0.5; },
        [] {
          return V{ramp({2, 3}), ramp({2, 3}, kFloat64, 0.05)};
        }},

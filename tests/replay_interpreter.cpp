@@ -30,10 +30,11 @@ Tensor run_statement(const std::string& op, const json& args, const std::vector<
     Tensor target = in[0];
     const bool by_tensor = in.size() > 1;
     const Scalar other = by_tensor ? Scalar(0) : fixture::scalar_arg(args["other"]);
-    if (op == "add_") by_tensor ? target.add_(in[1]) : target.add_(other);
-    if (op == "sub_") by_tensor ? target.sub_(in[1]) : target.sub_(other);
-    if (op == "mul_") by_tensor ? target.mul_(in[1]) : target.mul_(other);
-    if (op == "div_") by_tensor ? target.div_(in[1]) : target.div_(other);
+    // The programs are Python's: a number is a wrapped number (AddBackward0, not C++'s AddBackward1).
+    if (op == "add_") by_tensor ? target.add_(in[1]) : wrapped_number::add_(target, other);
+    if (op == "sub_") by_tensor ? target.sub_(in[1]) : wrapped_number::sub_(target, other);
+    if (op == "mul_") by_tensor ? target.mul_(in[1]) : wrapped_number::mul_(target, other);
+    if (op == "div_") by_tensor ? target.div_(in[1]) : wrapped_number::div_(target, other);
     return target;
   }
   if (op == "zero_") return Tensor(in[0]).zero_();

@@ -131,11 +131,11 @@ TEST_CASE("a view made under no_grad or inference mode gets no new history from 
 TEST_CASE("a second backward through a freed graph fails exactly where PyTorch's does", "[fidelity][autograd]") {
   const Tensor two_three = tensor({2.0, 3.0});
   const std::map<std::string, UnaryFn> ops{
-      {"add_number", [](const Tensor& x) { return x + 1; }},
-      {"rsub_number", [](const Tensor& x) { return 1 - x; }},
-      {"mul_number", [](const Tensor& x) { return x * 2; }},
+      {"add_number", [](const Tensor& x) { return wrapped_number::add(x, 1); }},
+      {"rsub_number", [](const Tensor& x) { return rsub(x, 1); }},
+      {"mul_number", [](const Tensor& x) { return wrapped_number::mul(x, 2); }},
       {"mul_tensor", [&](const Tensor& x) { return x * two_three; }},
-      {"div_number", [](const Tensor& x) { return x / 2; }},
+      {"div_number", [](const Tensor& x) { return wrapped_number::div(x, 2); }},
       {"div_by_x", [&](const Tensor& x) { return two_three / x; }},
       {"pow_0", [](const Tensor& x) { return x.pow(0); }},
       {"pow_2", [](const Tensor& x) { return x.pow(2); }},
@@ -188,11 +188,16 @@ TEST_CASE("a second backward through a freed graph fails exactly where PyTorch's
 
 TEST_CASE("in-place ops record the nodes PyTorch records, under PyTorch's names", "[fidelity][autograd]") {
   const std::map<std::string, std::function<void(Tensor&)>> ops{
-      {"fill_", [](Tensor& y) { y.fill_(2.0); }},       {"zero_", [](Tensor& y) { y.zero_(); }},
-      {"add_", [](Tensor& y) { y.add_(1); }},           {"mul_", [](Tensor& y) { y.mul_(2); }},
-      {"div_", [](Tensor& y) { y.div_(2); }},           {"sub_", [](Tensor& y) { y.sub_(2); }},
-      {"copy_", [](Tensor& y) { y.copy_(ones({3})); }}, {"normal_", [](Tensor& y) { normal_(y); }},
-      {"uniform_", [](Tensor& y) { uniform_(y); }},     {"bernoulli_", [](Tensor& y) { bernoulli_(y); }},
+      {"fill_", [](Tensor& y) { y.fill_(2.0); }},
+      {"zero_", [](Tensor& y) { y.zero_(); }},
+      {"add_", [](Tensor& y) { wrapped_number::add_(y, 1); }},  // Python's numbers: AddBackward0
+      {"mul_", [](Tensor& y) { wrapped_number::mul_(y, 2); }},
+      {"div_", [](Tensor& y) { wrapped_number::div_(y, 2); }},
+      {"sub_", [](Tensor& y) { wrapped_number::sub_(y, 2); }},
+      {"copy_", [](Tensor& y) { y.copy_(ones({3})); }},
+      {"normal_", [](Tensor& y) { normal_(y); }},
+      {"uniform_", [](Tensor& y) { uniform_(y); }},
+      {"bernoulli_", [](Tensor& y) { bernoulli_(y); }},
       {"random_", [](Tensor& y) { random_(y, 0, 3); }},
   };
   const auto& names = case_named("inplace_node_names")["names"];

@@ -68,7 +68,7 @@ TEST_CASE("assigning .data keeps the tensor's version counter, shared with its v
 TEST_CASE("a change through a view after assigning .data is caught by the saved-tensor check", "[fidelity][version]") {
   const auto& expected = case_named("data_assignment_then_view_change_is_caught");
   Tensor w = ones({3}, Options().requires_grad());
-  Tensor h = w * 1;
+  Tensor h = wrapped_number::mul(w, 1);  // Python's `w * 1`
   Tensor view = h.slice(0, 1, 3);
   Tensor y = h * h;
   h.set_data(full({3}, 2.0));
@@ -130,8 +130,8 @@ TEST_CASE("the pieces of unbind, split and chunk may not be modified in place", 
 }
 
 TEST_CASE("the pieces of unsafe_split may be modified in place", "[fidelity][view]") {
-  std::vector<Tensor> pieces = unsafe_split(ones({2, 3}, Options().requires_grad()) * 2, 1);
-  REQUIRE_NOTHROW(pieces[0].mul_(2));
+  std::vector<Tensor> pieces = unsafe_split(wrapped_number::mul(ones({2, 3}, Options().requires_grad()), 2), 1);
+  REQUIRE_NOTHROW(wrapped_number::mul_(pieces[0], 2));
   CHECK(pieces[0].grad_fn()->name() ==
         case_named("unsafe_split_piece_modified_in_place")["grad_fn"].get<std::string>());
 }
@@ -155,7 +155,7 @@ TEST_CASE("a tensor hook may not change its gradient's size or type", "[fidelity
 }
 
 TEST_CASE("a node hook must return one gradient per input", "[fidelity][hooks]") {
-  Tensor y = ones({2}, Options().requires_grad()) * 2;
+  Tensor y = wrapped_number::mul(ones({2}, Options().requires_grad()), 2);  // Python's MulBackward0, 2 inputs
   y.grad_fn()->register_hook(
       [](const std::vector<Tensor>&, const std::vector<Tensor>&) { return std::vector<Tensor>(3); });
   CHECK_THROWS_WITH(y.sum().backward(), with_hook_named(message("node_hook_returns_too_many"), "<lambda>", "0"));

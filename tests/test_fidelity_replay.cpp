@@ -48,9 +48,9 @@ TEST_CASE("mean over dims keeps its input for backward, as PyTorch's MeanBackwar
   }
   SECTION("and so is a change to the input in place") {  // was a silent gradient
     Tensor x = ones({2, 3}, Options().requires_grad());
-    Tensor a = x * 1;
+    Tensor a = wrapped_number::mul(x, 1);  // Python's `x * 1`
     Tensor y = a.mean({1});
-    a.add_(1);
+    wrapped_number::add_(a, 1);
     CHECK_THROWS_WITH(y.sum().backward(), message("mean_dim_input_changed"));
   }
 }
@@ -266,9 +266,9 @@ TEST_CASE("argmax of bools checks the dim first and refuses only when it compare
 
 TEST_CASE("a bfloat16 tensor in the version error is named CPUBFloat16Type, as PyTorch has no legacy name for it",
           "[fidelity][replay]") {
-  Tensor a = ones({2, 1}, Options(kBFloat16).requires_grad()) * 1;
+  Tensor a = wrapped_number::mul(ones({2, 1}, Options(kBFloat16).requires_grad()), 1);
   Tensor y = a * a;
-  a.mul_(2);
+  wrapped_number::mul_(a, 2);
   CHECK_THROWS_WITH(y.sum().backward(), message("bfloat16_version_error"));  // was torch.BFloat16Tensor
 }
 
@@ -287,7 +287,7 @@ TEST_CASE("a float32 operand of a bfloat16 result is rounded to bfloat16 first",
 }
 
 TEST_CASE("x.mul_(x) then backward: the version error names the node x became", "[fidelity][replay]") {
-  Tensor y = 3 - ones({3, 1, 2}, Options().requires_grad());
+  Tensor y = rsub(ones({3, 1, 2}, Options().requires_grad()), 3);  // Python's `3 - x`
   y.mul_(y);  // saved y (at version 0) for its own gradient, then wrote it
   CHECK_THROWS_WITH(y.sum().backward(), message("square_in_place_version_error"));
 }

@@ -50,8 +50,8 @@ TEST_CASE("relu, argmax and subtraction refuse bool tensors with PyTorch's texts
   CHECK_THROWS_WITH(relu(bools()), message("relu_bool"));
   CHECK_THROWS_WITH(argmax(bools()), message("argmax_bool"));
   CHECK_THROWS_WITH(argmax(bools(), 0), message("argmax_bool_dim"));
-  CHECK_THROWS_WITH(0.5 - bools(), message("rsub_float_bool"));
-  CHECK_THROWS_WITH(1 - bools(), message("rsub_int_bool"));
+  CHECK_THROWS_WITH(rsub(bools(), 0.5), message("rsub_float_bool"));  // Python's `0.5 - t`
+  CHECK_THROWS_WITH(rsub(bools(), 1), message("rsub_int_bool"));
 }
 
 TEST_CASE("a number that does not fit the tensor's dtype is refused", "[fidelity][dtype]") {

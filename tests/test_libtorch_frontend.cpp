@@ -158,3 +158,34 @@ TEST_CASE("saved_data reads back as libtorch's IValue, std::any underneath", "[l
   CHECK_THROWS_WITH(autograd::IValue().toTensor(), "Expected Tensor but got None");
   CHECK_THROWS_WITH(autograd::IValue(std::string("x")).toInt(), "Expected Int but got another type");
 }
+
+TEST_CASE("a number in C++ records libtorch's *Backward1 node, and Python's wrapped number *Backward0", "[libtorch]") {
+  const Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  const Tensor times_three = x * 3;
+  CHECK(times_three.grad_fn()->name() == "MulBackward1");
+  CHECK(times_three.grad_fn()->next_functions().size() == 1);  // the number is no input
+  CHECK(times_three.grad_fn()->saved_tensors().empty());       // and is kept as a plain value
+  const Tensor wrapped = wrapped_number::mul(x, 3);            // what Python's `x * 3` calls
+  CHECK(wrapped.grad_fn()->name() == "MulBackward0");
+  CHECK(wrapped.grad_fn()->next_functions().size() == 2);  // the second edge, the number's, empty
+  CHECK((x + 2).grad_fn()->name() == "AddBackward1");
+  CHECK((x - 2).grad_fn()->name() == "SubBackward1");
+  CHECK((x / 2).grad_fn()->name() == "DivBackward1");
+  Tensor y = x * 1;
+  CHECK(y.mul_(2).grad_fn()->name() == "MulBackward1");
+  (times_three + x / 4).sum().backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{3.25, 3.25});
+}
+
+TEST_CASE("number - tensor and number / tensor fill a tensor like it, then subtract or divide in place", "[libtorch]") {
+  const Tensor x = tensor({1.0, 4.0}).requires_grad_();
+  const Tensor difference = 2 - x, quotient = 2 / x;
+  CHECK(difference.grad_fn()->name() == "SubBackward0");  // libtorch's TensorOperators.h
+  CHECK(quotient.grad_fn()->name() == "DivBackward0");
+  CHECK(difference.to_vector<double>() == std::vector<double>{1.0, -2.0});
+  CHECK(quotient.to_vector<double>() == std::vector<double>{2.0, 0.5});
+  (difference + quotient).sum().backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{-3.0, -1.125});  // -1 - 2 / x²
+  const Tensor integers = tensor({1, 2});
+  CHECK((2.5 - integers).to_vector<int64_t>() == std::vector<int64_t>{1, 0});  // the fill takes x's dtype
+}

@@ -23,9 +23,9 @@ using Op = std::function<Tensor(const std::vector<Tensor>&)>;
 const std::map<std::string, Op>& ops() {
   static const std::map<std::string, Op> table{
       {"mul", [](const auto& in) { return in[0] * in[1]; }},
-      {"mul_number", [](const auto& in) { return in[0] * 2; }},
+      {"mul_number", [](const auto& in) { return wrapped_number::mul(in[0], 2); }},
       {"div", [](const auto& in) { return in[0] / in[1]; }},
-      {"div_number", [](const auto& in) { return in[0] / 2; }},
+      {"div_number", [](const auto& in) { return wrapped_number::div(in[0], 2); }},
       {"mul_", [](const auto& in) { return (in[0] * 1).mul_(in[1]); }},
       {"div_", [](const auto& in) { return (in[0] * 1).div_(in[1]); }},
       {"exp", [](const auto& in) { return in[0].exp(); }},

@@ -265,7 +265,7 @@ TEST_CASE("a number multiplied in is packed as a 0-dim tensor holding it", "[aut
           return t;
         },
         [](const std::any& value) { return std::any_cast<Tensor>(value); });
-    (void)(a * 3);
+    (void)wrapped_number::mul(a, 3);  // Python's `a * 3`
   }
   REQUIRE(packed.size() == 1);
   CHECK(packed[0].sizes() == Dims(expected["shape"].get<std::vector<int64_t>>()));

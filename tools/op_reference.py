@@ -32,7 +32,10 @@ def cpp_functions():
     names = set()
     for header in ("engine/ops/ops.h", "engine/ops/random.h"):
         with open(os.path.join(ROOT, header)) as text:
-            for match in re.finditer(r"^(?:[\w:][\w:<>, ]*?[\s&*]+)(\w+)\(", text.read(), re.MULTILINE):
+            # wrapped_number:: is what Python's `x + 2` calls (the same names, Python's node), not more API.
+            declarations = re.sub(r"namespace wrapped_number \{.*?\}  // namespace wrapped_number", "", text.read(),
+                                  flags=re.DOTALL)
+            for match in re.finditer(r"^(?:[\w:][\w:<>, ]*?[\s&*]+)(\w+)\(", declarations, re.MULTILINE):
                 names.add(match.group(1))
     return {n for n in names if not n.startswith("operator") and n != "call"}
 

@@ -38,6 +38,26 @@ struct RsubBackward1 {  // other - alpha * self, other a number
   Scalar alpha = 1;
   Grads apply(const Tensor& g, Needs) const { return {scaled(-g, alpha)}; }
 };
+// C++'s `tensor op number` (libtorch's Scalar overloads): the number is no input and nothing is saved.
+// Python passes the number as a 0-dim "wrapped number" tensor instead, and records *Backward0.
+struct AddBackward1 {  // self + number
+  static constexpr const char* name = "AddBackward1";
+  Grads apply(const Tensor& g, Needs) const { return {g}; }
+};
+struct SubBackward1 {  // self - number
+  static constexpr const char* name = "SubBackward1";
+  Grads apply(const Tensor& g, Needs) const { return {g}; }
+};
+struct MulBackward1 {  // self * other
+  static constexpr const char* name = "MulBackward1";
+  Scalar other;
+  Grads apply(const Tensor& g, Needs) const { return {g * other}; }
+};
+struct DivBackward1 {  // self / other
+  static constexpr const char* name = "DivBackward1";
+  Scalar other;
+  Grads apply(const Tensor& g, Needs) const { return {g / other}; }
+};
 struct MulBackward0 {  // self * other; `other` is a 0-dim tensor when it was a number
   static constexpr const char* name = "MulBackward0";
   SavedTensor self, other;
@@ -366,19 +386,19 @@ struct NllLossBackward0 {  // -g at each target's log-probability; inputs: self,
 
 // The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
 using BackwardFunction = std::variant<
-    AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, MulBackward0, DivBackward0, AddcmulBackward0,
-    AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0,
-    SigmoidBackward0, TanhBackward0, SignBackward0, AbsBackward0, WhereBackward0, MaximumBackward0, MinimumBackward0,
-    ClampBackward1, ClampMinBackward0, ClampMaxBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1,
-    MaxBackward1, MinBackward1, MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0,
-    MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0,
-    CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, ViewBackward0, ReshapeAliasBackward0,
-    UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1, SqueezeBackward3, UnsqueezeBackward0, ExpandBackward0,
-    TransposeBackward0, TBackward0, PermuteBackward0, SelectBackward0, SliceBackward0, AsStridedBackward0,
-    TransposeBackward1, TBackward1, SqueezeBackward2, UnsqueezeBackward1, AsStridedBackward1, UnbindBackward0,
-    SplitBackward0, SplitWithSizesBackward0, VarMeanBackward0, UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0,
-    DiagonalBackward0, FillBackward2, ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0,
-    BernoulliBackward2, RandomBackward0, CopyBackwards, CopySlices, ThresholdBackwardBackward0,
-    NllLossBackwardBackward0, CustomFunction>;
+    AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
+    MulBackward0, DivBackward0, AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0,
+    SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0, AbsBackward0,
+    WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0, ClampMaxBackward0,
+    SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1, MinBackward1, MaxBackward0, MinBackward0,
+    MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0, MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0,
+    NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0,
+    CloneBackward0, ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1,
+    SqueezeBackward3, UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0,
+    SelectBackward0, SliceBackward0, AsStridedBackward0, TransposeBackward1, TBackward1, SqueezeBackward2,
+    UnsqueezeBackward1, AsStridedBackward1, UnbindBackward0, SplitBackward0, SplitWithSizesBackward0, VarMeanBackward0,
+    UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0, DiagonalBackward0, FillBackward2, ZeroBackward0,
+    UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards,
+    CopySlices, ThresholdBackwardBackward0, NllLossBackwardBackward0, CustomFunction>;
 
 }  // namespace ember::autograd

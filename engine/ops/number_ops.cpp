@@ -1,8 +1,10 @@
-// `tensor op number`: add, sub, mul and div with a number, rsub, and their in-place forms. As
-// PyTorch's Python binding does, the number is the op's second input, a 0-dim "wrapped number"
-// tensor that needs no gradient: the node is the tensor-tensor op's (MulBackward0, saving the
-// number as that tensor when a gradient reads it) with an empty edge for the number. libtorch's
-// C++ overloads taking a Scalar record *Backward1 nodes instead (README: differences).
+// `tensor op number`: add, sub, mul and div with a number, rsub, and their in-place forms, each
+// through one of two doors that compute alike and differ in the node they record:
+// - C++ (libtorch's Scalar overloads, `x * 2`): the number is an argument, not an input; the node is
+//   MulBackward1, with one next function and the number kept as a plain value.
+// - Python (ember::wrapped_number, what the binding calls): as PyTorch's argument parser does, the
+//   number becomes the op's second input, a 0-dim "wrapped number" tensor that needs no gradient; the
+//   node is the tensor-tensor op's (MulBackward0, saving the number as that tensor) with an empty edge.
 #include "dispatch.h"
 #include "elementwise.h"
 #include "new_tensors.h"
@@ -15,37 +17,53 @@ using kernels::BinaryOp;
 
 namespace {
 
+// Wrapped: Python's number, an input of the op (with an empty edge) that the tensor-tensor node
+// saves as a 0-dim tensor. Not wrapped: C++'s Scalar, no input, and libtorch's *Backward1 node.
+template <bool wrapped>
 struct NumberOp : FunctionalOp {
-  static constexpr bool number_is_an_input = true;
+  static constexpr bool number_is_an_input = wrapped;
 };
+template <bool wrapped>
 struct NumberInPlaceOp : InPlaceOp {
-  static constexpr bool number_is_an_input = true;
+  static constexpr bool number_is_an_input = wrapped;
 };
-struct AddNumber : NumberOp {
+template <bool wrapped>
+struct AddNumber : NumberOp<wrapped> {
   static constexpr const char* name = "aten::add";
   static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Add, a, b); }
-  static AddBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
+  static auto save(const Tensor&, const Tensor&, Scalar) {
+    if constexpr (wrapped) return AddBackward0{1};
+    else return AddBackward1{};
+  }
 };
-struct SubNumber : NumberOp {
+template <bool wrapped>
+struct SubNumber : NumberOp<wrapped> {
   static constexpr const char* name = "aten::sub";
   static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Sub, a, b); }
-  static SubBackward0 save(const Tensor&, const Tensor&, Scalar) { return {1}; }
+  static auto save(const Tensor&, const Tensor&, Scalar) {
+    if constexpr (wrapped) return SubBackward0{1};
+    else return SubBackward1{};
+  }
 };
-struct MulNumber : NumberOp {
+template <bool wrapped>
+struct MulNumber : NumberOp<wrapped> {
   static constexpr const char* name = "aten::mul";
   static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Mul, a, b); }
-  static MulBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
-    return {{}, elementwise::wrapped_number(BinaryOp::Mul, a, b)};
+  static auto save(const Tensor&, const Tensor& a, Scalar b) {
+    if constexpr (wrapped) return MulBackward0{{}, elementwise::wrapped_number(BinaryOp::Mul, a, b)};
+    else return MulBackward1{b};
   }
 };
-struct DivNumber : NumberOp {
+template <bool wrapped>
+struct DivNumber : NumberOp<wrapped> {
   static constexpr const char* name = "aten::div";
   static Tensor compute(const Tensor& a, Scalar b) { return elementwise::binary_with_number(BinaryOp::Div, a, b); }
-  static DivBackward0 save(const Tensor&, const Tensor& a, Scalar b) {
-    return {{}, elementwise::wrapped_number(BinaryOp::Div, a, b)};
+  static auto save(const Tensor&, const Tensor& a, Scalar b) {
+    if constexpr (wrapped) return DivBackward0{{}, elementwise::wrapped_number(BinaryOp::Div, a, b)};
+    else return DivBackward1{b};
   }
 };
-struct Rsub : FunctionalOp {  // b - a
+struct Rsub : FunctionalOp {  // b - a, in Python and C++ alike
   static constexpr const char* name = "aten::rsub";
   static Tensor compute(const Tensor& a, Scalar b) {
     elementwise::check_bool_subtraction(BinaryOp::Sub, a.dtype(), b.kind());
@@ -57,61 +75,98 @@ struct Rsub : FunctionalOp {  // b - a
 };
 
 // ---- in place ----
-struct AddNumberInPlace : NumberInPlaceOp {
+template <bool wrapped>
+struct AddNumberInPlace : NumberInPlaceOp<wrapped> {
   static constexpr const char* name = "aten::add_";
   static void compute(const Tensor& self, Scalar other) {
     elementwise::binary_with_number_in_place(BinaryOp::Add, self, other);
   }
-  static AddBackward0 save(const Tensor&, Scalar) { return {1}; }
+  static auto save(const Tensor&, Scalar) {
+    if constexpr (wrapped) return AddBackward0{1};
+    else return AddBackward1{};
+  }
 };
-struct SubNumberInPlace : NumberInPlaceOp {
+template <bool wrapped>
+struct SubNumberInPlace : NumberInPlaceOp<wrapped> {
   static constexpr const char* name = "aten::sub_";
   static void compute(const Tensor& self, Scalar other) {
     elementwise::binary_with_number_in_place(BinaryOp::Sub, self, other);
   }
-  static SubBackward0 save(const Tensor&, Scalar) { return {1}; }
+  static auto save(const Tensor&, Scalar) {
+    if constexpr (wrapped) return SubBackward0{1};
+    else return SubBackward1{};
+  }
 };
-struct MulNumberInPlace : NumberInPlaceOp {
+template <bool wrapped>
+struct MulNumberInPlace : NumberInPlaceOp<wrapped> {
   static constexpr const char* name = "aten::mul_";
   static void compute(const Tensor& self, Scalar other) {
     elementwise::binary_with_number_in_place(BinaryOp::Mul, self, other);
   }
-  static MulBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
+  static auto save(const Tensor& self, Scalar other) {
+    if constexpr (wrapped)
+      return MulBackward0{{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
+    else return MulBackward1{other};
   }
 };
-struct DivNumberInPlace : NumberInPlaceOp {
+template <bool wrapped>
+struct DivNumberInPlace : NumberInPlaceOp<wrapped> {
   static constexpr const char* name = "aten::div_";
   static void compute(const Tensor& self, Scalar other) {
     elementwise::binary_with_number_in_place(BinaryOp::Div, self, other);
   }
-  static DivBackward0 save(const Tensor& self, Scalar other) {
-    return {{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
+  static auto save(const Tensor& self, Scalar other) {
+    if constexpr (wrapped)
+      return DivBackward0{{}, internal::scalar(other, internal::compute_dtype(self.dtype()), self.device())};
+    else return DivBackward1{other};
   }
 };
 }  // namespace
 
-Tensor add(const Tensor& a, Scalar b) { return call<AddNumber>(a, b); }
-Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber>(a, b); }
-Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber>(a, b); }
-Tensor div(const Tensor& a, Scalar b) { return call<DivNumber>(a, b); }
+Tensor add(const Tensor& a, Scalar b) { return call<AddNumber<false>>(a, b); }
+Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber<false>>(a, b); }
+Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber<false>>(a, b); }
+Tensor div(const Tensor& a, Scalar b) { return call<DivNumber<false>>(a, b); }
 Tensor rsub(const Tensor& a, Scalar b) { return call<Rsub>(a, b); }
 
 // ---- in-place methods ----
 Tensor& Tensor::add_(Scalar other) {
-  call<AddNumberInPlace>(*this, other);
+  call<AddNumberInPlace<false>>(*this, other);
   return *this;
 }
 Tensor& Tensor::sub_(Scalar other) {
-  call<SubNumberInPlace>(*this, other);
+  call<SubNumberInPlace<false>>(*this, other);
   return *this;
 }
 Tensor& Tensor::mul_(Scalar other) {
-  call<MulNumberInPlace>(*this, other);
+  call<MulNumberInPlace<false>>(*this, other);
   return *this;
 }
 Tensor& Tensor::div_(Scalar other) {
-  call<DivNumberInPlace>(*this, other);
+  call<DivNumberInPlace<false>>(*this, other);
   return *this;
 }
+
+namespace wrapped_number {
+Tensor add(const Tensor& a, Scalar b) { return call<AddNumber<true>>(a, b); }
+Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber<true>>(a, b); }
+Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber<true>>(a, b); }
+Tensor div(const Tensor& a, Scalar b) { return call<DivNumber<true>>(a, b); }
+Tensor& add_(Tensor& self, Scalar other) {
+  call<AddNumberInPlace<true>>(self, other);
+  return self;
+}
+Tensor& sub_(Tensor& self, Scalar other) {
+  call<SubNumberInPlace<true>>(self, other);
+  return self;
+}
+Tensor& mul_(Tensor& self, Scalar other) {
+  call<MulNumberInPlace<true>>(self, other);
+  return self;
+}
+Tensor& div_(Tensor& self, Scalar other) {
+  call<DivNumberInPlace<true>>(self, other);
+  return self;
+}
+}  // namespace wrapped_number
 }  // namespace ember

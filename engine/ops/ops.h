@@ -69,11 +69,23 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
-Tensor add(const Tensor& a, Scalar b);
+Tensor add(const Tensor& a, Scalar b);  // libtorch's Scalar overloads: AddBackward1 (number_ops.cpp)
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, Scalar b);
 Tensor rsub(const Tensor& a, Scalar b);  // b - a
+// Python's `x + 2`: the number is a 0-dim "wrapped number" input, as PyTorch's argument parser passes
+// it, so the node is the tensor-tensor op's (AddBackward0, MulBackward0 saving the number).
+namespace wrapped_number {
+Tensor add(const Tensor& a, Scalar b);
+Tensor sub(const Tensor& a, Scalar b);
+Tensor mul(const Tensor& a, Scalar b);
+Tensor div(const Tensor& a, Scalar b);
+Tensor& add_(Tensor& self, Scalar other);
+Tensor& sub_(Tensor& self, Scalar other);
+Tensor& mul_(Tensor& self, Scalar other);
+Tensor& div_(Tensor& self, Scalar other);
+}  // namespace wrapped_number
 Tensor neg(const Tensor& a);
 Tensor exp(const Tensor& a);
 Tensor log(const Tensor& a);

@@ -60,9 +60,11 @@ Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
 Tensor operator+(Scalar a, const Tensor& b) { return add(b, a); }
-Tensor operator-(Scalar a, const Tensor& b) { return rsub(b, a); }
+// libtorch's number - tensor and number / tensor: a tensor like b filled with the number, then the
+// in-place op (SubBackward0, DivBackward0), so the result has b's dtype (TensorOperators.h).
+Tensor operator-(Scalar a, const Tensor& b) { return empty_like(b).fill_(a).sub_(b); }
 Tensor operator*(Scalar a, const Tensor& b) { return mul(b, a); }
-Tensor operator/(Scalar a, const Tensor& b) { return mul(pow(b, -1), a); }
+Tensor operator/(Scalar a, const Tensor& b) { return empty_like(b).fill_(a).div_(b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }

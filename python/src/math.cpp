@@ -59,9 +59,9 @@ void bind_binary(py::module_& m) {
       },
       py::arg("input"), py::arg("other"), py::kw_only(), py::arg("out") = py::none());
   m.def(
-      "mul", [](const Tensor& a, Scalar b) { return mul(a, b); }, py::arg("input"), py::arg("other"));
+      "mul", [](const Tensor& a, Scalar b) { return wrapped_number::mul(a, b); }, py::arg("input"), py::arg("other"));
   m.def(
-      "div", [](const Tensor& a, Scalar b) { return div(a, b); }, py::arg("input"), py::arg("other"));
+      "div", [](const Tensor& a, Scalar b) { return wrapped_number::div(a, b); }, py::arg("input"), py::arg("other"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Python's operators on tensors: arithmetic (`a + b`, `2 * t`, `a @ b`), comparisons, the in-place
 // forms (`row += 100` changes the tensor row views, and leaves `row` the same object) and indexing
-// (`t[0]`, `t[:, 1:3]`, `t[0] = 5`), each one call of ember's C++ operators or of indexing.h.
+// (`t[0]`, `t[:, 1:3]`, `t[0] = 5`), each one call of ember's C++ operators or of indexing.h. A
+// Python number is a wrapped number (ops.h), so `x * 2` records MulBackward0 as in torch.
 // These are the hot path of a Python loop over small tensors: the overloads take the Tensor by
 // reference and return it by value, with no std::function or Python-side wrapper in between; an
 // operand of another type makes the overload return NotImplemented (py::is_operator), so Python
@@ -19,27 +20,27 @@ void bind_tensor_operators(TensorClass& tensor) {
       .def(
           "__add__", [](const Tensor& a, const Tensor& b) { return a + b; }, op)
       .def(
-          "__add__", [](const Tensor& a, Scalar b) { return a + b; }, op)
+          "__add__", [](const Tensor& a, Scalar b) { return wrapped_number::add(a, b); }, op)
       .def(
-          "__radd__", [](const Tensor& a, Scalar b) { return b + a; }, op)
+          "__radd__", [](const Tensor& a, Scalar b) { return wrapped_number::add(a, b); }, op)
       .def(
           "__sub__", [](const Tensor& a, const Tensor& b) { return a - b; }, op)
       .def(
-          "__sub__", [](const Tensor& a, Scalar b) { return a - b; }, op)
+          "__sub__", [](const Tensor& a, Scalar b) { return wrapped_number::sub(a, b); }, op)
       .def(
-          "__rsub__", [](const Tensor& a, Scalar b) { return b - a; }, op)
+          "__rsub__", [](const Tensor& a, Scalar b) { return rsub(a, b); }, op)
       .def(
           "__mul__", [](const Tensor& a, const Tensor& b) { return a * b; }, op)
       .def(
-          "__mul__", [](const Tensor& a, Scalar b) { return a * b; }, op)
+          "__mul__", [](const Tensor& a, Scalar b) { return wrapped_number::mul(a, b); }, op)
       .def(
-          "__rmul__", [](const Tensor& a, Scalar b) { return b * a; }, op)
+          "__rmul__", [](const Tensor& a, Scalar b) { return wrapped_number::mul(a, b); }, op)
       .def(
           "__truediv__", [](const Tensor& a, const Tensor& b) { return a / b; }, op)
       .def(
-          "__truediv__", [](const Tensor& a, Scalar b) { return a / b; }, op)
+          "__truediv__", [](const Tensor& a, Scalar b) { return wrapped_number::div(a, b); }, op)
       .def(
-          "__rtruediv__", [](const Tensor& a, Scalar b) { return b / a; }, op)
+          "__rtruediv__", [](const Tensor& a, Scalar b) { return wrapped_number::mul(pow(a, -1), b); }, op)
       .def(
           "__matmul__", [](const Tensor& a, const Tensor& b) { return matmul(a, b); }, op)
       .def(
@@ -79,31 +80,31 @@ void bind_tensor_operators(TensorClass& tensor) {
       .def(
           "__iadd__", [](Tensor& a, const Tensor& b) -> Tensor& { return a += b; }, op, kSelf)
       .def(
-          "__iadd__", [](Tensor& a, Scalar b) -> Tensor& { return a += b; }, op, kSelf)
+          "__iadd__", [](Tensor& a, Scalar b) -> Tensor& { return wrapped_number::add_(a, b); }, op, kSelf)
       .def(
           "__isub__", [](Tensor& a, const Tensor& b) -> Tensor& { return a -= b; }, op, kSelf)
       .def(
-          "__isub__", [](Tensor& a, Scalar b) -> Tensor& { return a -= b; }, op, kSelf)
+          "__isub__", [](Tensor& a, Scalar b) -> Tensor& { return wrapped_number::sub_(a, b); }, op, kSelf)
       .def(
           "__imul__", [](Tensor& a, const Tensor& b) -> Tensor& { return a *= b; }, op, kSelf)
       .def(
-          "__imul__", [](Tensor& a, Scalar b) -> Tensor& { return a *= b; }, op, kSelf)
+          "__imul__", [](Tensor& a, Scalar b) -> Tensor& { return wrapped_number::mul_(a, b); }, op, kSelf)
       .def(
           "__itruediv__", [](Tensor& a, const Tensor& b) -> Tensor& { return a /= b; }, op, kSelf)
       .def(
-          "__itruediv__", [](Tensor& a, Scalar b) -> Tensor& { return a /= b; }, op, kSelf)
+          "__itruediv__", [](Tensor& a, Scalar b) -> Tensor& { return wrapped_number::div_(a, b); }, op, kSelf)
       .def(
           "add_", [](Tensor& a, const Tensor& b, Scalar alpha) -> Tensor& { return a.add_(b, alpha); },
           py::arg("other"), py::arg("alpha") = 1, kSelf)
-      .def("add_", py::overload_cast<Scalar>(&Tensor::add_), py::arg("other"), kSelf)
+      .def("add_", &wrapped_number::add_, py::arg("other"), kSelf)
       .def(
           "sub_", [](Tensor& a, const Tensor& b, Scalar alpha) -> Tensor& { return a.sub_(b, alpha); },
           py::arg("other"), py::arg("alpha") = 1, kSelf)
-      .def("sub_", py::overload_cast<Scalar>(&Tensor::sub_), py::arg("other"), kSelf)
+      .def("sub_", &wrapped_number::sub_, py::arg("other"), kSelf)
       .def("mul_", py::overload_cast<const Tensor&>(&Tensor::mul_), py::arg("other"), kSelf)
-      .def("mul_", py::overload_cast<Scalar>(&Tensor::mul_), py::arg("other"), kSelf)
+      .def("mul_", &wrapped_number::mul_, py::arg("other"), kSelf)
       .def("div_", py::overload_cast<const Tensor&>(&Tensor::div_), py::arg("other"), kSelf)
-      .def("div_", py::overload_cast<Scalar>(&Tensor::div_), py::arg("other"), kSelf);
+      .def("div_", &wrapped_number::div_, py::arg("other"), kSelf);
 
   // Method forms of the binary ops, with torch's `alpha` where it has one.
   tensor
@@ -111,20 +112,20 @@ void bind_tensor_operators(TensorClass& tensor) {
           "add", [](const Tensor& a, const Tensor& b, Scalar alpha) { return add(a, b, alpha); }, py::arg("other"),
           py::kw_only(), py::arg("alpha") = 1)
       .def(
-          "add", [](const Tensor& a, Scalar b) { return add(a, b); }, py::arg("other"))
+          "add", [](const Tensor& a, Scalar b) { return wrapped_number::add(a, b); }, py::arg("other"))
       .def(
           "sub", [](const Tensor& a, const Tensor& b, Scalar alpha) { return sub(a, b, alpha); }, py::arg("other"),
           py::kw_only(), py::arg("alpha") = 1)
       .def(
-          "sub", [](const Tensor& a, Scalar b) { return sub(a, b); }, py::arg("other"))
+          "sub", [](const Tensor& a, Scalar b) { return wrapped_number::sub(a, b); }, py::arg("other"))
       .def(
           "mul", [](const Tensor& a, const Tensor& b) { return mul(a, b); }, py::arg("other"))
       .def(
-          "mul", [](const Tensor& a, Scalar b) { return mul(a, b); }, py::arg("other"))
+          "mul", [](const Tensor& a, Scalar b) { return wrapped_number::mul(a, b); }, py::arg("other"))
       .def(
           "div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, py::arg("other"))
       .def(
-          "div", [](const Tensor& a, Scalar b) { return div(a, b); }, py::arg("other"))
+          "div", [](const Tensor& a, Scalar b) { return wrapped_number::div(a, b); }, py::arg("other"))
       .def(
           "eq", [](const Tensor& a, const Tensor& b) { return eq(a, b); }, py::arg("other"))
       .def(
