@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blas_handles.h"
+#include "check_status.h"
 #include "core/cuda_backend.h"
 #include "core/error.h"
 
@@ -27,10 +28,6 @@ namespace {
 
 constexpr int kTimelineDevice = 0;
 constexpr size_t kEventsMadeAhead = 512;  // two per op: more are made as needed
-
-void check(cudaError_t status, const char* what) {
-  EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (", what, ")");
-}
 
 struct Timeline {
   std::mutex mutex;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 
+#include "check_status.h"
 #include "core/caching_allocator.h"
 #include "core/cuda_backend.h"
 #include "core/error.h"
@@ -16,10 +17,6 @@ namespace ember::cuda {
 namespace {
 
 constexpr int kMaxDevices = 16;
-
-void check(cudaError_t status, const char* what) {
-  EMBER_CHECK(status == cudaSuccess, "CUDA error: ", cudaGetErrorString(status), " (", what, ")");
-}
 
 // The device's caching allocator, created on first use (after checking the device exists) and
 // never destroyed: a tensor kept in a static may be freed after this file's statics would be, and

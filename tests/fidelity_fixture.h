@@ -25,4 +25,14 @@ inline std::vector<fixture::json> cases_starting(const std::string& prefix) {
 
 inline ember::Dims dims_of(const fixture::json& values) { return ember::Dims(values.get<std::vector<int64_t>>()); }
 
+// A case's recorded error text and output.
+inline std::string message(const std::string& name) { return case_named(name)["message"].get<std::string>(); }
+inline const fixture::json& output(const std::string& name) { return case_named(name)["output"]; }
+
+// A 1-d bool tensor of `values`; {true, false} when none are given.
+inline ember::Tensor bools(std::vector<bool> values = {true, false}) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return ember::from_vector(std::move(values), {n});
+}
+
 }  // namespace fidelity

@@ -11,7 +11,7 @@ using V = std::vector<Tensor>;
 
 namespace {
 
-Tensor ramp(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1) {
+Tensor cosine_leaf(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1) {
   std::vector<double> values(product(sizes));
   for (size_t i = 0; i < values.size(); ++i) values[i] = scale * std::cos(0.3 + 1.3 * static_cast<double>(i));
   Tensor t = from_vector(values, sizes, dtype);
@@ -38,84 +38,84 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
   static const std::vector<GradcheckCase> cases{
       {"arithmetic and exp", [](const V& v) { return (v[0] * v[1] + v[0] / (v[1] * v[1] + 1)).exp(); },
        [] {
-         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.5)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.5)};
        }},
       {"tanh, sigmoid, pow, relu", [](const V& v) { return v[0].tanh().sigmoid().pow(3) - v[0].relu(); },
        [] {
-         return V{ramp({4, 2})};
+         return V{cosine_leaf({4, 2})};
        }},
-      {"log and sqrt", [](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, [] { return V{ramp({5})}; }},
+      {"log and sqrt", [](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, [] { return V{cosine_leaf({5})}; }},
       {"addmm with alpha and beta", [](const V& v) { return addmm(v[2], v[0], v[1], 0.5, 2.0); },
        [] {
-         return V{ramp({3, 4}), ramp({4, 2}), ramp({2})};
+         return V{cosine_leaf({3, 4}), cosine_leaf({4, 2}), cosine_leaf({2})};
        }},
       {"matmul folding 3-D @ 2-D", [](const V& v) { return matmul(v[0], v[1]); },
        [] {
-         return V{ramp({2, 3, 4}), ramp({4, 5})};
+         return V{cosine_leaf({2, 3, 4}), cosine_leaf({4, 5})};
        }},
       {"matmul broadcasting batches", [](const V& v) { return matmul(v[0], v[1]); },
        [] {
-         return V{ramp({2, 1, 3, 4}), ramp({5, 4, 2})};
+         return V{cosine_leaf({2, 1, 3, 4}), cosine_leaf({5, 4, 2})};
        }},
       {"matmul 1-D @ 3-D", [](const V& v) { return matmul(v[0], v[1]); },
        [] {
-         return V{ramp({4}), ramp({3, 4, 2})};
+         return V{cosine_leaf({4}), cosine_leaf({3, 4, 2})};
        }},
       {"softmax and log_softmax", [](const V& v) { return softmax(v[0], 1) * log_softmax(v[0], 0); },
        [] {
-         return V{ramp({3, 4})};
+         return V{cosine_leaf({3, 4})};
        }},
       {"layer_norm with weight and bias", [](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
        [] {
-         return V{ramp({3, 4}, kFloat64, 1.0), ramp({4}), ramp({4})};
+         return V{cosine_leaf({3, 4}, kFloat64, 1.0), cosine_leaf({4}), cosine_leaf({4})};
        }},
       {"mse_loss broadcasting", [](const V& v) { return mse_loss(v[0], v[1]); },
        [] {
-         return V{ramp({3, 4}), ramp({4})};
+         return V{cosine_leaf({3, 4}), cosine_leaf({4})};
        }},
       {"cross_entropy",
        [](const V& v) {
          return cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3}));
        },
        [] {
-         return V{ramp({3, 4})};
+         return V{cosine_leaf({3, 4})};
        }},
       {"max over a dim of a cat",
        [](const V& v) {
          return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1);
        },
        [] {
-         return V{ramp({2, 3}), ramp({3, 2}, kFloat64, 0.05)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({3, 2}, kFloat64, 0.05)};
        }},
       {"stack of permuted views, expanded",
        [](const V& v) {
          return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2});
        },
        [] {
-         return V{ramp({2, 3})};
+         return V{cosine_leaf({2, 3})};
        }},
       {"where and mean over a dim", [](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); },
        [] {
-         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.05)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
        }},
       {"sub with alpha, neg, rsub",
        [](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + rsub(v[1], 2.0) - 0.5; },
        [] {
-         return V{ramp({2, 3}), ramp({2, 3}, kFloat64, 0.05)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({2, 3}, kFloat64, 0.05)};
        }},
       {"mm and linear",
        [](const V& v) { return v[0].mm(v[1]) + linear(v[0], v[1].t()) + linear(v[0], v[1].t(), v[2]); },
        [] {
-         return V{ramp({2, 3}), ramp({3, 4}), ramp({4})};
+         return V{cosine_leaf({2, 3}), cosine_leaf({3, 4}), cosine_leaf({4})};
        }},
       {"dot and mv", [](const V& v) { return matmul(v[0], v[1]) * matmul(v[1], v[1].sum({1})).sum(); },
        [] {
-         return V{ramp({3}), ramp({3, 3})};
+         return V{cosine_leaf({3}), cosine_leaf({3, 3})};
        }},
       {"max, min and sums",
        [](const V& v) { return v[0].max() * v[0].min() + v[0].sum({0}).sum() + min(v[0], 1).values.sum(); },
        [] {
-         return V{ramp({3, 4})};
+         return V{cosine_leaf({3, 4})};
        }},
       {"select, narrow, slice, reshape, view",
        [](const V& v) {
@@ -123,17 +123,17 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
                 v[0].slice(1, 1, 4, 2).reshape({-1}).view({3, 2}).sum({1});
        },
        [] {
-         return V{ramp({3, 4})};
+         return V{cosine_leaf({3, 4})};
        }},
       {"unsqueeze, squeeze, flatten, clone",
        [](const V& v) { return v[0].unsqueeze(1).squeeze(1).squeeze().flatten().clone().contiguous(); },
        [] {
-         return V{ramp({2, 1, 3})};
+         return V{cosine_leaf({2, 1, 3})};
        }},
       // float32 rounds each evaluation by about 1e-8 here: a wider step keeps the differences
       // above that (error about 1e-8 / 1e-3).
       {"to another dtype and back", [](const V& v) { return v[0].to(kFloat32).to(kFloat64) * 1.5; },
-       [] { return V{ramp({3})}; }, 1e-3, 1e-5, 1e-5},
+       [] { return V{cosine_leaf({3})}; }, 1e-3, 1e-5, 1e-5},
       {"an in-place op on a strided view",
        [](const V& v) {
          Tensor y = v[0] * 1;
@@ -141,7 +141,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return y;
        },
        [] {
-         return V{ramp({3, 4}), ramp({3, 2})};
+         return V{cosine_leaf({3, 4}), cosine_leaf({3, 2})};
        }},
       {"a view used after an in-place op on it, transposed",
        [](const V& v) {
@@ -151,7 +151,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return row * y.sum();
        },
        [] {
-         return V{ramp({3, 4}), ramp({3})};
+         return V{cosine_leaf({3, 4}), cosine_leaf({3})};
        }},
       {"fill_, zero_ and copy_ into parts of a result",
        [](const V& v) {
@@ -162,7 +162,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return y * v[0];
        },
        [] {
-         return V{ramp({3, 4}), ramp({4})};
+         return V{cosine_leaf({3, 4}), cosine_leaf({4})};
        }},
       {"in-place sampling replaces the values it overwrites",
        [](const V& v) {
@@ -175,27 +175,27 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return (a + b + c + d) * v[0] + bernoulli(v[0].sigmoid()) * v[0];
        },
        [] {
-         return V{ramp({2, 3})};
+         return V{cosine_leaf({2, 3})};
        }},
       {"abs, sign and clamps",
        [](const V& v) {
          return v[0].abs() * v[0].sign() + v[0].clamp(-0.05, 0.05) + v[0].clamp_min(-0.02) * v[0].clamp_max(0.03);
        },
        [] {
-         return V{ramp({2, 3})};
+         return V{cosine_leaf({2, 3})};
        }},
       {"maximum and minimum", [](const V& v) { return maximum(v[0], v[1]) * minimum(v[0], v[1]); },
        [] {
-         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.05)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
        }},
       {"addcmul and addcdiv",
        [](const V& v) { return addcmul(v[0], v[1], v[2], 0.5) * addcdiv(v[0], v[1], v[2] + 2, 2.0); },
        [] {
-         return V{ramp({2, 3}), ramp({3}, kFloat64, 0.5), ramp({2, 3}, kFloat64, 0.3)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.5), cosine_leaf({2, 3}, kFloat64, 0.3)};
        }},
       {"mean of all elements and dot", [](const V& v) { return matmul(v[0], v[1]) * v[0].mean(); },
        [] {
-         return V{ramp({3}), ramp({3}, kFloat64, 0.5)};
+         return V{cosine_leaf({3}), cosine_leaf({3}, kFloat64, 0.5)};
        }},
       // Gradients used as values (autograd::grad with create_graph): the ops formulas call are
       // then recorded too (ThresholdBackwardBackward0, NllLossBackwardBackward0).
@@ -205,7 +205,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return g * v[1];
        },
        [] {
-         return V{ramp({2, 3}), ramp({2, 3}, kFloat64, 0.5)};
+         return V{cosine_leaf({2, 3}), cosine_leaf({2, 3}, kFloat64, 0.5)};
        }},
       // Ops with several outputs: every piece takes part, so each output's gradient is checked.
       {"unbind, split, split_with_sizes and chunk",
@@ -215,7 +215,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return rows[0] * rows[1] + cat({halves[1], halves[0]}, 1) * parts[1].sum() + quarters[3] * parts[0];
        },
        [] {
-         return V{ramp({2, 4})};
+         return V{cosine_leaf({2, 4})};
        }},
       {"unsafe_split, unsafe_split_with_sizes and unsafe_chunk",
        [](const V& v) {
@@ -224,7 +224,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return a[0] * a[1] + (b[0] * c[2]).sum();
        },
        [] {
-         return V{ramp({2, 3})};
+         return V{cosine_leaf({2, 3})};
        }},
       {"diagonal and var_mean",
        [](const V& v) {
@@ -232,7 +232,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return diagonal(v[0], 1) * var + mean.sum();
        },
        [] {
-         return V{ramp({3, 4}, kFloat64, 1.0)};
+         return V{cosine_leaf({3, 4}, kFloat64, 1.0)};
        }},
       {"in-place views: transpose_, t_, unsqueeze_, squeeze_, as_strided_",
        [](const V& v) {
@@ -242,17 +242,17 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          return y * v[0].narrow(1, 0, 2);
        },
        [] {
-         return V{ramp({2, 3})};
+         return V{cosine_leaf({2, 3})};
        }},
       {"a custom function (autograd::Function)", [](const V& v) { return Cube::apply(v[0] + 1) * v[0]; },
-       [] { return V{ramp({4})}; }},
+       [] { return V{cosine_leaf({4})}; }},
       {"cross_entropy's gradient, differentiated",
        [](const V& v) {
          const Tensor loss = cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})) * v[1].sum();
          return autograd::grad({loss}, {v[0]}, {}, std::nullopt, true)[0] * v[0];
        },
        [] {
-         return V{ramp({3, 4}), ramp({2}, kFloat64, 0.5)};
+         return V{cosine_leaf({3, 4}), cosine_leaf({2}, kFloat64, 0.5)};
        }},
   };
   return cases;

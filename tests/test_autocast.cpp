@@ -17,7 +17,7 @@ using namespace ember;
 
 namespace {
 
-Tensor ramp(const Dims& sizes, DType dtype = kFloat32) {
+Tensor cosine_ramp(const Dims& sizes, DType dtype = kFloat32) {
   std::vector<double> values(product(sizes));
   for (size_t i = 0; i < values.size(); ++i) values[i] = 0.1 * std::cos(0.3 + 1.3 * static_cast<double>(i));
   return from_vector(values, sizes, dtype);
@@ -26,15 +26,15 @@ Tensor ramp(const Dims& sizes, DType dtype = kFloat32) {
 }  // namespace
 
 TEST_CASE("under CPU autocast the matrix products run in bfloat16", "[autocast]") {
-  Tensor x = ramp({4, 8}), w = ramp({3, 8}), b = ramp({3}), m = ramp({8, 5});
+  Tensor x = cosine_ramp({4, 8}), w = cosine_ramp({3, 8}), b = cosine_ramp({3}), m = cosine_ramp({8, 5});
   AutocastGuard autocast(DeviceType::CPU);
   CHECK(autocast::is_enabled(DeviceType::CPU));
   CHECK(autocast::get_dtype(DeviceType::CPU) == kBFloat16);
   CHECK(linear(x, w, b).dtype() == kBFloat16);
   CHECK(mm(x, m).dtype() == kBFloat16);
   CHECK(matmul(x, m).dtype() == kBFloat16);
-  CHECK(addmm(ramp({4, 5}), x, m).dtype() == kBFloat16);
-  CHECK(bmm(ramp({2, 4, 8}), ramp({2, 8, 5})).dtype() == kBFloat16);
+  CHECK(addmm(cosine_ramp({4, 5}), x, m).dtype() == kBFloat16);
+  CHECK(bmm(cosine_ramp({2, 4, 8}), cosine_ramp({2, 8, 5})).dtype() == kBFloat16);
   // The bf16 result is the float32 product rounded: within bfloat16's precision of it.
   Tensor exact = [&] {
     AutocastGuard off(DeviceType::CPU, std::nullopt, /*enabled=*/false);
@@ -44,12 +44,12 @@ TEST_CASE("under CPU autocast the matrix products run in bfloat16", "[autocast]"
 }
 
 TEST_CASE("under CPU autocast softmax, layer_norm and the losses run in float32", "[autocast]") {
-  Tensor x16 = ramp({4, 6}, kBFloat16);
+  Tensor x16 = cosine_ramp({4, 6}, kBFloat16);
   AutocastGuard autocast(DeviceType::CPU);
   CHECK(softmax(x16, 1).dtype() == kFloat32);
   CHECK(log_softmax(x16, 1).dtype() == kFloat32);
   CHECK(layer_norm(x16, {6}).dtype() == kFloat32);
-  CHECK(mse_loss(x16, ramp({4, 6})).dtype() == kFloat32);
+  CHECK(mse_loss(x16, cosine_ramp({4, 6})).dtype() == kFloat32);
   CHECK(cross_entropy(x16, from_vector(std::vector<int64_t>{0, 1, 2, 3}, {4})).dtype() == kFloat32);
   CHECK(x16.exp().dtype() == kFloat32);
   CHECK(x16.sum().dtype() == kFloat32);
@@ -57,15 +57,15 @@ TEST_CASE("under CPU autocast softmax, layer_norm and the losses run in float32"
 
 TEST_CASE("under CPU autocast cat promotes, float64 and integers are never cast", "[autocast]") {
   AutocastGuard autocast(DeviceType::CPU);
-  CHECK(cat({ramp({2, 3}, kBFloat16), ramp({2, 3})}).dtype() == kFloat32);
-  CHECK(cat({ramp({2, 3}, kBFloat16), ramp({2, 3}, kBFloat16)}).dtype() == kBFloat16);
-  CHECK(stack({ramp({3}, kBFloat16), ramp({3})}).dtype() == kFloat32);
-  CHECK(mm(ramp({2, 3}, kFloat64), ramp({3, 2}, kFloat64)).dtype() == kFloat64);
+  CHECK(cat({cosine_ramp({2, 3}, kBFloat16), cosine_ramp({2, 3})}).dtype() == kFloat32);
+  CHECK(cat({cosine_ramp({2, 3}, kBFloat16), cosine_ramp({2, 3}, kBFloat16)}).dtype() == kBFloat16);
+  CHECK(stack({cosine_ramp({3}, kBFloat16), cosine_ramp({3})}).dtype() == kFloat32);
+  CHECK(mm(cosine_ramp({2, 3}, kFloat64), cosine_ramp({3, 2}, kFloat64)).dtype() == kFloat64);
   CHECK(mm(ones({2, 3}, kInt64), ones({3, 2}, kInt64)).dtype() == kInt64);
 }
 
 TEST_CASE("ops outside the autocast lists keep normal type promotion", "[autocast]") {
-  Tensor half = ramp({3}, kBFloat16), full = ramp({3});
+  Tensor half = cosine_ramp({3}, kBFloat16), full = cosine_ramp({3});
   CHECK((half + full).dtype() == kFloat32);
   AutocastGuard autocast(DeviceType::CPU);
   CHECK((half + full).dtype() == kFloat32);
@@ -75,7 +75,7 @@ TEST_CASE("ops outside the autocast lists keep normal type promotion", "[autocas
 
 TEST_CASE("an inner autocast(enabled=false) block restores the outer state when it ends", "[autocast]") {
   nn::Linear lin(8, 3);
-  Tensor x = ramp({4, 8});
+  Tensor x = cosine_ramp({4, 8});
   AutocastGuard outer(DeviceType::CPU);
   Tensor activations = lin(x);
   CHECK(activations.dtype() == kBFloat16);
@@ -83,7 +83,7 @@ TEST_CASE("an inner autocast(enabled=false) block restores the outer state when 
     AutocastGuard inner(DeviceType::CPU, std::nullopt, /*enabled=*/false);
     CHECK_FALSE(autocast::is_enabled(DeviceType::CPU));
     // bf16 activations meet float32 weights: PyTorch's dtype error, not a silent cast.
-    CHECK_THROWS_WITH(lin(ramp({4, 8}, kBFloat16)), "mat1 and mat2 must have the same dtype");
+    CHECK_THROWS_WITH(lin(cosine_ramp({4, 8}, kBFloat16)), "mat1 and mat2 must have the same dtype");
     CHECK(lin(x).dtype() == kFloat32);
   }
   CHECK(autocast::is_enabled(DeviceType::CPU));
@@ -92,7 +92,7 @@ TEST_CASE("an inner autocast(enabled=false) block restores the outer state when 
 
 TEST_CASE("autocast regions leave everything as it was when they end", "[autocast]") {
   const Device checked = checked_device(0);
-  const Tensor a = ramp({2, 2}).to(checked), b = ramp({2, 2}).to(checked);
+  const Tensor a = cosine_ramp({2, 2}).to(checked), b = cosine_ramp({2, 2}).to(checked);
   CHECK_FALSE(autocast::is_enabled(DeviceType::Checked));
   {
     AutocastGuard outer(DeviceType::Checked, kBFloat16);
@@ -110,12 +110,12 @@ TEST_CASE("autocast regions leave everything as it was when they end", "[autocas
 
 DEVICE_TEST_CASE("under a device's autocast products run in float16 (or bf16 when asked), softmax in float32",
                  "[autocast]") {
-  const Tensor a = ramp({4, 4}).to(device), b = ramp({4, 4}).to(device);
+  const Tensor a = cosine_ramp({4, 4}).to(device), b = cosine_ramp({4, 4}).to(device);
   {
     AutocastGuard autocast(device.type);  // float16 by default on CUDA
     CHECK(mm(a, b).dtype() == kFloat16);
     CHECK(softmax(mm(a, b), 1).dtype() == kFloat32);
-    CHECK(mm(ramp({4, 4}), ramp({4, 4})).dtype() == kFloat32);  // CPU tensors: not this region's device
+    CHECK(mm(cosine_ramp({4, 4}), cosine_ramp({4, 4})).dtype() == kFloat32);  // CPU tensors: not this region's device
   }
   {
     AutocastGuard autocast(device.type, kBFloat16);
@@ -123,14 +123,14 @@ DEVICE_TEST_CASE("under a device's autocast products run in float16 (or bf16 whe
     CHECK(product.dtype() == kBFloat16);
     // cuBLAS sums the bf16 operands in float32 and rounds once: within that promise of the exact
     // product, not necessarily oneDNN's bits (tests/product_rounding.h).
-    const Tensor a16 = ramp({4, 4}).to(kBFloat16), b16 = ramp({4, 4}).to(kBFloat16);
+    const Tensor a16 = cosine_ramp({4, 4}).to(kBFloat16), b16 = cosine_ramp({4, 4}).to(kBFloat16);
     CHECK(product_rounding::within_promise(product, a16, b16) == "");
   }
 }
 
 TEST_CASE("float32 weights get float32 gradients through autocast's casts", "[autocast][autograd]") {
   nn::Linear lin(8, 3);
-  Tensor x = ramp({4, 8});
+  Tensor x = cosine_ramp({4, 8});
   {
     AutocastGuard autocast(DeviceType::CPU);
     Tensor out = lin(x);
@@ -146,7 +146,7 @@ TEST_CASE("float32 weights get float32 gradients through autocast's casts", "[au
 
 TEST_CASE("a weight is cast once per autocast region, however often it is used", "[autocast]") {
   nn::Linear lin(8, 3);
-  Tensor x = ramp({4, 8});
+  Tensor x = cosine_ramp({4, 8});
   AutocastGuard autocast(DeviceType::CPU);
   CHECK(autocast::cache_size() == 0);
   Tensor first = lin(x), second = lin(x);
@@ -162,7 +162,7 @@ TEST_CASE("a weight is cast once per autocast region, however often it is used",
 
 TEST_CASE("a weight changed in place inside the region is cast again (the cache is keyed by version)", "[autocast]") {
   nn::Linear lin(8, 3);
-  Tensor x = ramp({4, 8});
+  Tensor x = cosine_ramp({4, 8});
   AutocastGuard autocast(DeviceType::CPU);
   Tensor before = lin(x);
   {
@@ -180,7 +180,7 @@ TEST_CASE("a weight changed in place inside the region is cast again (the cache 
 
 TEST_CASE("the cast cache empties when the outermost region ends", "[autocast]") {
   nn::Linear lin(8, 3);
-  Tensor x = ramp({4, 8});
+  Tensor x = cosine_ramp({4, 8});
   std::shared_ptr<autograd::Node> first_cast;
   {
     AutocastGuard outer(DeviceType::CPU);

@@ -9,7 +9,10 @@
 #include "core/caching_allocator.h"
 
 using namespace ember;
-using namespace ember::cuda;
+using ember::cuda::allocation_size;
+using ember::cuda::CachingAllocator;
+using ember::cuda::RawMemory;
+using ember::cuda::round_size;
 
 namespace {
 

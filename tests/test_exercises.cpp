@@ -191,13 +191,13 @@ hot_spots::Result one_step(const MachineLoad& load) {
 
 const MachineLoad kQuiet{.wall_seconds = 1, .cpu_seconds = 1, .waiting_seconds = 0.01, .counts_waiting = true};
 const MachineLoad kBusy{.wall_seconds = 1, .cpu_seconds = 1, .waiting_seconds = 1, .counts_waiting = true};
-const profiler::MachinePeaks kModestCpu{1e11, 1e10};
+const profiler::MachinePeaks kModestMachine{1e11, 1e10};
 
 }  // namespace
 
 TEST_CASE("exercise 3: on a quiet machine every op gets its verdict and the chapter's advice", "[exercises]") {
   hot_spots::Result result = one_step(kQuiet);
-  hot_spots::judge(result, kModestCpu);
+  hot_spots::judge(result, kModestMachine);
   for (const hot_spots::HotSpot& spot : result.ops) CHECK(spot.withheld.empty());
   CHECK(result.ops[0].verdict.bound == profiler::Bound::Compute);
   CHECK(result.ops[0].fraction_of_peak == Approx(0.5));
@@ -209,7 +209,7 @@ TEST_CASE("exercise 3: on a quiet machine every op gets its verdict and the chap
 
 TEST_CASE("exercise 3: on a busy machine the verdicts that waiting for a CPU could fake are withheld", "[exercises]") {
   hot_spots::Result result = one_step(kBusy);
-  hot_spots::judge(result, kModestCpu);
+  hot_spots::judge(result, kModestMachine);
   // Waiting only lengthens a time: compute- and memory-bound stand, overhead-bound and "below the
   // peak" (a small batch?) do not.
   CHECK(result.ops[0].withheld.empty());
@@ -222,22 +222,22 @@ TEST_CASE("exercise 3: on a busy machine the verdicts that waiting for a CPU cou
   // has no overhead verdict either, quiet or not; if its faster steps agree, the verdict stands.
   hot_spots::Result unsteady = one_step(kQuiet);
   unsteady.ops[2].step_seconds_low = 5e-7, unsteady.ops[2].step_seconds_high = 2e-5;  // 5 to 200 times its bound
-  hot_spots::judge(unsteady, kModestCpu);
+  hot_spots::judge(unsteady, kModestMachine);
   CHECK_THAT(unsteady.ops[2].withheld, Catch::Contains("varied too much"));
   unsteady.ops[2].step_seconds_low = 2e-6;  // 20 to 200 times its bound
-  hot_spots::judge(unsteady, kModestCpu);
+  hot_spots::judge(unsteady, kModestMachine);
   CHECK(unsteady.ops[2].withheld.empty());
   CHECK(unsteady.ops[2].verdict.bound == profiler::Bound::Overhead);
   // The product at 50% of the peak on its median step, 80% on its faster ones: how near the peak
   // it runs is not told.
   unsteady.ops[0].step_seconds_low = 0.0125, unsteady.ops[0].step_seconds_high = 0.04;
-  hot_spots::judge(unsteady, kModestCpu);
+  hot_spots::judge(unsteady, kModestMachine);
   CHECK(unsteady.ops[0].verdict.bound == profiler::Bound::Compute);
   CHECK_THAT(unsteady.ops[0].advice, Catch::Contains("varied too much"));
 }
 
 TEST_CASE("exercise 3: peaks measured on a busy machine, or beaten by an op, give no verdicts", "[exercises]") {
-  profiler::MachinePeaks busy_peaks = kModestCpu;
+  profiler::MachinePeaks busy_peaks = kModestMachine;
   busy_peaks.load = kBusy;
   hot_spots::Result result = one_step(kQuiet);
   hot_spots::judge(result, busy_peaks);

@@ -8,15 +8,11 @@
 #include "fidelity_fixture.h"
 
 using namespace ember;
+using fidelity::bools;
 using fidelity::case_named;
+using fidelity::output;
 
-namespace {
-const fixture::json& output(const std::string& name) { return case_named(name)["output"]; }
-Tensor bools(std::vector<bool> values) {
-  const int64_t n = static_cast<int64_t>(values.size());
-  return from_vector(std::move(values), {n});
-}
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("add of bools casts alpha to bool, so any non-zero alpha adds", "[fidelity][edges]") {
   CHECK(fixture::compare(add(bools({true, false}), bools({true, false}), -1), output("add_bool_alpha_negative")) ==

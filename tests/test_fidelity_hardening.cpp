@@ -9,9 +9,9 @@
 
 using namespace ember;
 using fidelity::case_named;
+using fidelity::output;
 
 namespace {
-const fixture::json& output(const std::string& name) { return case_named(name)["output"]; }
 constexpr int64_t kTwoTo53 = int64_t{1} << 53, kTwoTo60 = int64_t{1} << 60, kTwoTo62 = int64_t{1} << 62;
 }  // namespace
 

@@ -11,10 +11,9 @@
 
 using namespace ember;
 using fidelity::case_named;
+using fidelity::message;
 
 namespace {
-
-std::string message(const std::string& name) { return case_named(name)["message"].get<std::string>(); }
 
 // libtorch names a C++ hook by its place among the tensor's hooks, torch a Python one by its name.
 std::string with_hook_named(std::string text, const std::string& python_name, const std::string& cpp_name) {

@@ -9,13 +9,12 @@
 #include "fidelity_fixture.h"
 
 using namespace ember;
+using fidelity::bools;
 using fidelity::case_named;
+using fidelity::message;
+using fidelity::output;
 
-namespace {
-std::string message(const std::string& name) { return case_named(name)["message"].get<std::string>(); }
-const fixture::json& output(const std::string& name) { return case_named(name)["output"]; }
-Tensor bools() { return from_vector(std::vector<bool>{true, false}, {2}); }
-}  // namespace
+namespace {}  // namespace
 
 TEST_CASE("integer tensors to negative integer powers are refused", "[fidelity][dtype]") {
   CHECK_THROWS_WITH(from_vector<int64_t>({2}, {1}).pow(-1), message("pow_int_negative"));  // was 0.5

@@ -26,8 +26,8 @@ struct LeakyModel : nn::Module {
 };
 
 // A user's module that looks its parameter and buffer up by name, once misspelled.
-struct Scale : nn::Module {
-  Scale() {
+struct ScaleModule : nn::Module {
+  ScaleModule() {
     register_parameter("factor", ones({1}));
     register_buffer("calls", zeros({1}));
   }
@@ -128,7 +128,7 @@ TEST_CASE("Linear's weight is [out, in] and its forward is addmm for 2-d input",
 
 TEST_CASE("a misspelled parameter or buffer name is an error naming it", "[nn][errors]") {
   // ember's own text: PyTorch's nearest, Module.get_parameter, names the module's Python class.
-  Scale scale;
+  ScaleModule scale;
   CHECK(scale(full({2}, 3.0)).tolist_str() == "[3.0, 3.0]");
   CHECK_THROWS_WITH(scale.misspelled_parameter(), "no parameter named facter");
   CHECK_THROWS_WITH(scale.misspelled_buffer(), "no buffer named cals");

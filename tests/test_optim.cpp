@@ -44,10 +44,10 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const json& phase, const std::v
                                                                         .amsgrad = o.value("amsgrad", false)});
 }
 
-struct Mlp {
+struct FixtureMlp {
   Tensor x, target;
   std::map<std::string, Tensor> p;
-  explicit Mlp(const json& f) : x(fixture::make(f["x"])), target(fixture::make(f["target"])) {
+  explicit FixtureMlp(const json& f) : x(fixture::make(f["x"])), target(fixture::make(f["target"])) {
     for (const char* name : kNames) p[name] = fixture::make(f[name], /*requires_grad=*/true);
   }
   std::vector<Tensor> parameters() const { return {p.at("W1"), p.at("b1"), p.at("W2"), p.at("b2")}; }
@@ -61,7 +61,7 @@ struct Mlp {
 // backward) and every value is compared within float32's tolerance. Returns how many steps it ran.
 enum class Gradients { PyTorchs, Embers };
 int replay_run(const json& run, Gradients gradients) {
-  Mlp mlp(fixture::load("optim.json"));
+  FixtureMlp mlp(fixture::load("optim.json"));
   const bool exact = gradients == Gradients::PyTorchs;
   auto compare = [&](const Tensor& t, const json& expected) {
     return exact ? fixture::compare_exact(t, expected) : fixture::compare(t, expected);

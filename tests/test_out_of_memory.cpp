@@ -14,9 +14,9 @@ using namespace ember;
 namespace {
 
 #ifdef __SANITIZE_ADDRESS__
-constexpr bool kCaching = false;  // the sanitizer build caches no block (cpu_block_cache.h)
+constexpr bool kCachesBlocks = false;  // the sanitizer build caches no block (cpu_block_cache.h)
 #else
-constexpr bool kCaching = true;
+constexpr bool kCachesBlocks = true;
 #endif
 
 constexpr int64_t kMiB = int64_t{1} << 20;
@@ -57,7 +57,7 @@ TEST_CASE("an allocation the cached blocks stand in the way of empties the cache
   {
     AddressSpaceCap cap(1024 * kMiB);
     { Tensor freed = empty({600 * kMiB / 4}); }  // float32: 600 MiB, kept by the cache
-    CHECK(memory_reserved() - in_use >= (kCaching ? 600 * kMiB : 0));
+    CHECK(memory_reserved() - in_use >= (kCachesBlocks ? 600 * kMiB : 0));
     Tensor big = empty({700 * kMiB / 4});
     CHECK(memory_allocated() == in_use + 700 * kMiB);
   }

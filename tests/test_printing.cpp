@@ -9,7 +9,7 @@ using namespace ember;
 using fixture::json;
 
 namespace {
-const json& cases() {
+const json& printing_cases() {
   const json& all = fixture::load("printing.json")["cases"];
   REQUIRE(all.size() == 44);
   return all;
@@ -17,7 +17,7 @@ const json& cases() {
 }  // namespace
 
 TEST_CASE("tensors print exactly as PyTorch prints them", "[printing]") {
-  for (const json& c : cases()) {
+  for (const json& c : printing_cases()) {
     INFO("case " << c.value("name", std::string("?")));
     Tensor t = fixture::make(c["input"]);
     CHECK(t.str() == c["str"].get<std::string>());
@@ -25,7 +25,7 @@ TEST_CASE("tensors print exactly as PyTorch prints them", "[printing]") {
 }
 
 TEST_CASE("tolist_str matches Python's repr of t.tolist()", "[printing]") {
-  for (const json& c : cases()) {
+  for (const json& c : printing_cases()) {
     INFO("case " << c.value("name", std::string("?")));
     Tensor t = fixture::make(c["input"]);
     CHECK(t.tolist_str() == c["tolist"].get<std::string>());

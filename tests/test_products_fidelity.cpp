@@ -10,11 +10,14 @@
 #include "fidelity_fixture.h"
 
 using namespace ember;
+using fidelity::bools;
 using fidelity::case_named;
 
 namespace {
 
-std::string message(const std::string& name) { return case_named("products_" + name)["message"].get<std::string>(); }
+std::string products_message(const std::string& name) {
+  return case_named("products_" + name)["message"].get<std::string>();
+}
 
 // The names of t's grad_fn and of the first input of each node below it, `depth` nodes.
 std::vector<std::string> grad_fn_chain(const Tensor& t, size_t depth) {
@@ -50,15 +53,11 @@ void check_left(const Tensor& out, const std::string& name) {
   CHECK(out._version() == expected["version"].get<uint32_t>());
 }
 
-Tensor bools(std::vector<bool> values) {
-  const int64_t n = static_cast<int64_t>(values.size());
-  return from_vector(std::move(values), {n});
-}
-
 }  // namespace
 
 TEST_CASE("matmul folds a batch times a vector into one mv, whose text names the folded rows", "[fidelity][products]") {
-  CHECK_THROWS_WITH(matmul(ones({2, 3, 4}), ones({3})), message("matmul_batch_vector_mismatch"));  // was mm's text
+  CHECK_THROWS_WITH(matmul(ones({2, 3, 4}), ones({3})),
+                    products_message("matmul_batch_vector_mismatch"));  // was mm's text
   const Tensor batch = requiring_grad(arange(24.0).view({2, 3, 4}));
   CHECK(grad_fn_chain(matmul(batch, ones({4})), 3) == expected_chain("matmul_batch_vector_graph"));
   CHECK(grad_fn_chain(matmul(batch, ones({4, 5})), 3) == expected_chain("matmul_batch_matrix_graph"));
@@ -69,14 +68,15 @@ TEST_CASE("matmul runs bmm on a batch of transposed matrices instead of copying 
   const Tensor transposed = requiring_grad(arange(24.0).view({2, 4, 3})).permute({0, 2, 1});
   CHECK(grad_fn_chain(matmul(transposed, ones({4, 5})), 2) == expected_chain("matmul_transposed_batch_graph"));
   CHECK_THROWS_WITH(matmul(ones({2, 4, 3}).permute({0, 2, 1}), ones({3, 5})),
-                    message("matmul_transposed_batch_mismatch"));  // was mm's text
+                    products_message("matmul_transposed_batch_mismatch"));  // was mm's text
 }
 
 TEST_CASE("a version error after matmul names the folded or batched tensor it saved", "[fidelity][products]") {
-  CHECK(version_error(ones({2, 3, 4}, Options().requires_grad()) * 1) == message("matmul_batch_matrix_version_error"));
+  CHECK(version_error(ones({2, 3, 4}, Options().requires_grad()) * 1) ==
+        products_message("matmul_batch_matrix_version_error"));
   // Folded, a transposed batch was a copy that no in-place change reached: backward raised nothing.
   CHECK(version_error((ones({2, 4, 3}, Options().requires_grad()) * 1).permute({0, 2, 1})) ==
-        message("matmul_transposed_batch_version_error"));
+        products_message("matmul_transposed_batch_version_error"));
 }
 
 TEST_CASE("matmul folds a batch on the right through its transpose", "[fidelity][products]") {
@@ -85,31 +85,33 @@ TEST_CASE("matmul folds a batch on the right through its transpose", "[fidelity]
   CHECK(fixture::compare(product.detach(), expected["output"]) == "");
   CHECK(grad_fn_chain(product, 1) == expected_chain("matmul_matrix_batch"));
   CHECK(product.is_contiguous() == expected["contiguous"].get<bool>());
-  CHECK_THROWS_WITH(matmul(ones({3}), ones({2, 4, 5})), message("matmul_vector_batch_mismatch"));
+  CHECK_THROWS_WITH(matmul(ones({3}), ones({2, 4, 5})), products_message("matmul_vector_batch_mismatch"));
 }
 
 TEST_CASE("an out= that is also an input cannot be resized to the broadcast shape", "[fidelity][products][resize]") {
   Tensor out = ones({1});
-  CHECK_THROWS_WITH(add_out(out, out, ones({4})), message("out_read_and_written_keeps_its_shape"));  // was resized
+  CHECK_THROWS_WITH(add_out(out, out, ones({4})),
+                    products_message("out_read_and_written_keeps_its_shape"));  // was resized
   check_left(out, "out_read_and_written_keeps_its_shape");
 }
 
 TEST_CASE("sub_out refuses bools before it looks at out", "[fidelity][products][resize]") {
   Tensor out = bools({true, false});
-  CHECK_THROWS_WITH(sub_out(out, ones({2, 2}, Options().dtype(kFloat64)), out), message("sub_out_refuses_bools_first"));
+  CHECK_THROWS_WITH(sub_out(out, ones({2, 2}, Options().dtype(kFloat64)), out),
+                    products_message("sub_out_refuses_bools_first"));
 }
 
 TEST_CASE("mm_out checks out's dtype before the kernel refuses bools", "[fidelity][products][resize]") {
   Tensor out = ones({2, 2}, Options().dtype(kInt64));
   CHECK_THROWS_WITH(mm_out(out, bools({true, false}).view({2, 1}), bools({true, false}).view({1, 2})),
-                    message("mm_out_dtype_before_the_kernel"));  // was the kernel's text
+                    products_message("mm_out_dtype_before_the_kernel"));  // was the kernel's text
 }
 
 TEST_CASE("matmul_out resizes out to the folded product's shape before autograd refuses it", "[fidelity][products]") {
   CapturedWarnings resized;  // PyTorch warns too
   Tensor out = ones({3, 2}, Options().requires_grad());
   CHECK_THROWS_WITH(matmul_out(out, ones({1, 2, 2}), ones({2, 3})),
-                    message("matmul_out_folded_resizes_before_autograd_refuses"));
+                    products_message("matmul_out_folded_resizes_before_autograd_refuses"));
   check_left(out, "matmul_out_folded_resizes_before_autograd_refuses");
 }
 
@@ -117,7 +119,7 @@ TEST_CASE("matmul_out of two vectors resizes out to a scalar before dot refuses 
   CapturedWarnings resized;  // PyTorch warns too
   Tensor out = ones({3}, Options().dtype(kBool));
   CHECK_THROWS_WITH(matmul_out(out, bools({true, false}), bools({true, false})),
-                    message("matmul_out_dot_resizes_before_the_kernel"));
+                    products_message("matmul_out_dot_resizes_before_the_kernel"));
   check_left(out, "matmul_out_dot_resizes_before_the_kernel");
 }
 
@@ -134,7 +136,7 @@ TEST_CASE("matmul_out into its own operand resizes it before the kernel refuses 
   CapturedWarnings resized;  // PyTorch warns too
   Tensor flat = bools({true, false, false, false, false, false});
   CHECK_THROWS_WITH(matmul_out(flat, flat, from_vector(std::vector<bool>(6, true), {6, 1})),
-                    message("matmul_out_row_of_itself_bool"));
+                    products_message("matmul_out_row_of_itself_bool"));
   check_left(flat, "matmul_out_row_of_itself_bool");
 }
 

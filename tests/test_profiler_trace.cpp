@@ -17,7 +17,7 @@ using fixture::json;
 
 namespace {
 
-std::string temporary_path(const std::string& name) {
+std::string trace_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("ember_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
@@ -37,7 +37,7 @@ TEST_CASE("the chrome trace parses and its events nest as they were recorded", "
     big(xb).sum().backward();
   }
   prof.stop();
-  const std::string path = temporary_path("trace.json");
+  const std::string path = trace_path("trace.json");
   prof.export_chrome_trace(path);
   const json trace = read_json(path);
   std::filesystem::remove(path);
@@ -99,7 +99,7 @@ TEST_CASE("GPU times go to the trace's GPU process, one interval per op", "[prof
   events[0].cuda_start_ns = 2000, events[0].cuda_end_ns = 30000;
   events[1] = {.name = "aten::addmm", .thread = 1, .start_ns = 1000, .end_ns = 8000, .parent = 0};
   events[1].cuda_start_ns = 3000, events[1].cuda_end_ns = 29000;
-  const std::string path = temporary_path("gpu_trace.json");
+  const std::string path = trace_path("gpu_trace.json");
   profiler::EventList(events, {}).export_chrome_trace(path);
   const json trace = read_json(path);
   std::filesystem::remove(path);

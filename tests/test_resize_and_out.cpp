@@ -13,7 +13,7 @@ using fixture::torch_warning;
 
 namespace {
 
-Tensor ramp(const Dims& sizes) {
+Tensor linear_ramp(const Dims& sizes) {
   std::vector<double> values(product(sizes));
   for (size_t i = 0; i < values.size(); ++i) values[i] = 0.25 * static_cast<double>(i) - 1.0;
   return from_vector(values, sizes, kFloat32);
@@ -58,7 +58,7 @@ TEST_CASE("resize_ refuses a tensor that requires grad and a negative size, with
 }
 
 TEST_CASE("add_out, sub_out, mul_out and div_out write the op's result into out", "[resize]") {
-  const Tensor a = ramp({2, 3}), b = ramp({3}) + 2;
+  const Tensor a = linear_ramp({2, 3}), b = linear_ramp({3}) + 2;
   Tensor out = empty({2, 3});
   CHECK(&add_out(out, a, b, 0.5) == &out);
   CHECK(equal(out, add(a, b, 0.5)));
@@ -85,9 +85,9 @@ TEST_CASE("an out of another shape is resized, with PyTorch's warning unless it 
   REQUIRE(warnings.texts.size() == 1);
   CHECK(warnings.texts[0] == torch_warning("out_resized"));
   Tensor transposed = zeros({2, 2}).t();  // the right shape keeps its strides
-  mm_out(transposed, ramp({2, 3}), ramp({3, 2}));
+  mm_out(transposed, linear_ramp({2, 3}), linear_ramp({3, 2}));
   CHECK(transposed.strides() == Dims{1, 2});
-  CHECK(equal(transposed, mm(ramp({2, 3}), ramp({3, 2}))));
+  CHECK(equal(transposed, mm(linear_ramp({2, 3}), linear_ramp({3, 2}))));
   CHECK(warnings.texts.size() == 1);
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("matmul_out computes what matmul does, for every pairing of dims", "[r
   for (const auto& [left, right] : pairs) {
     INFO(to_string(left) << " @ " << to_string(right));
     Tensor out = empty({0});
-    CHECK(equal(matmul_out(out, ramp(left), ramp(right)), matmul(ramp(left), ramp(right))));
+    CHECK(equal(matmul_out(out, linear_ramp(left), linear_ramp(right)), matmul(linear_ramp(left), linear_ramp(right))));
   }
 }
 

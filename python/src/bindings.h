@@ -45,6 +45,8 @@ struct ForgetPythonObject {
   void operator()(Tensor* tensor) const;
 };
 using TensorClass = py::class_<Tensor, std::unique_ptr<Tensor, ForgetPythonObject>>;
+// An in-place method's or operator's result is self: Python gets the object it called it on.
+constexpr auto kSelf = py::return_value_policy::reference;
 // The one Python object of `t` (made now if Python has not seen it, or taken back from its slot),
 // as a new reference; None for an undefined tensor (torch's None for a missing .grad).
 py::handle python_object_of(const Tensor& t);

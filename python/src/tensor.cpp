@@ -50,8 +50,6 @@ py::object optional_tensor(const Tensor& t) { return t.defined() ? py::cast(t) :
 
 py::tuple values_indices(const ValuesIndices& result) { return py::make_tuple(result.values, result.indices); }
 
-constexpr auto kSelf = py::return_value_policy::reference;  // an in-place method's result is self
-
 }  // namespace
 
 void bind_tensor(py::module_&, TensorClass& tensor) {

@@ -10,10 +10,6 @@
 
 namespace ember::python {
 
-namespace {
-constexpr auto kSelf = py::return_value_policy::reference;  // an in-place operator's result is self
-}  // namespace
-
 void bind_tensor_operators(TensorClass& tensor) {
   const auto op = py::is_operator();
   tensor

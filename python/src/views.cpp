@@ -7,8 +7,6 @@ namespace ember::python {
 
 namespace {
 
-constexpr auto kSelf = py::return_value_policy::reference;  // an in-place method's result is self
-
 py::tuple tuple_of(const std::vector<Tensor>& tensors) { return py::tuple(py::cast(tensors)); }
 
 // torch.split's second argument: one size, or a list of sizes.
