@@ -61,9 +61,9 @@ int chapter_script() {
   std::cout << "\n—— 坑二：忘了切 eval ——\n";
   nn::Sequential net{nn::Linear(4, 4), nn::Dropout(0.5)};
   Tensor z = randn({2, 4});
-  net.train();
+  net->train();
   std::cout << "train 模式下两次推理不同： " << python_bool(!allclose(net(z), net(z))) << "\n";
-  net.eval();
+  net->eval();
   std::cout << "eval 模式下才稳定：    " << python_bool(allclose(net(z), net(z))) << "\n";
 
   std::cout << "\n—— 坑三：原地操作和视图 ——\n";
@@ -126,7 +126,7 @@ int chapter_script() {
                 << "): the ranking below measures their load as well as the ops\n";
       break;
     }
-    big.zero_grad(/*set_to_none=*/true);  // the next profile starts where this one did
+    big->zero_grad(/*set_to_none=*/true);  // the next profile starts where this one did
   }
   std::stable_sort(top.begin(), top.end(),
                    [](const auto& x, const auto& y) { return x.self_cpu_time_total > y.self_cpu_time_total; });

@@ -55,9 +55,9 @@ int first_steps() {
   std::cout << "\n-- pitfall 2: forgetting eval() --\n";
   nn::Sequential net{nn::Linear(4, 4), nn::Dropout(0.5)};
   Tensor z = randn({2, 4});
-  net.train();
+  net->train();
   std::cout << "  train mode, two calls differ: " << python_bool(!allclose(net(z), net(z))) << "\n";
-  net.eval();
+  net->eval();
   std::cout << "  eval mode, stable:            " << python_bool(allclose(net(z), net(z))) << "\n";
 
   std::cout << "\n-- pitfall 3: in-place ops and views --\n";

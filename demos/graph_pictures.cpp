@@ -62,7 +62,7 @@ int draw_graphs(const std::string& folder) {
   std::printf("the chapter's big network, big(xb).sum():\n");
   nn::Sequential big(nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 512));
   const Tensor xb = randn({256, 512});
-  draw(folder, "chapter_big", autograd::to_dot(big(xb).sum(), big.named_parameters()), with_dot,
+  draw(folder, "chapter_big", autograd::to_dot(big(xb).sum(), big->named_parameters()), with_dot,
        "the chapter's big(xb).sum(): Linear, ReLU, Linear");
 
   std::printf("exercise 1: two kept losses, one picture (the leaves, the batch and the target shared):\n");
@@ -75,7 +75,7 @@ int draw_graphs(const std::string& folder) {
   // Linear's mat1 too; the batch and the target exist without the graph.
   int64_t listed_bytes = 0, own_bytes = 0;
   std::set<const void*> counted;
-  for (const auto& [name, parameter] : model.named_parameters()) counted.insert(parameter.raw_data());
+  for (const auto& [name, parameter] : model->named_parameters()) counted.insert(parameter.raw_data());
   counted.insert(inputs.raw_data());
   counted.insert(targets.raw_data());
   for (const Tensor& loss : kept)
@@ -91,12 +91,12 @@ int draw_graphs(const std::string& folder) {
               static_cast<long long>(listed_bytes), static_cast<long long>(own_bytes),
               static_cast<long long>(own_bytes / 2),
               static_cast<long long>(own_bytes / 2 + kept[0].numel() * element_size(kept[0].dtype())));
-  draw(folder, "exercise1_kept_losses", autograd::to_dot(kept, model.named_parameters()), with_dot,
+  draw(folder, "exercise1_kept_losses", autograd::to_dot(kept, model->named_parameters()), with_dot,
        "exercise 1: two kept losses, each holding its own graph");
 
   std::printf("exercise 1: the same two losses after backward() (their saved tensors freed):\n");
   for (const Tensor& loss : kept) loss.backward();
-  draw(folder, "exercise1_kept_losses_after_backward", autograd::to_dot(kept, model.named_parameters()), with_dot,
+  draw(folder, "exercise1_kept_losses_after_backward", autograd::to_dot(kept, model->named_parameters()), with_dot,
        "exercise 1: the same two losses after backward(): nothing saved");
   return 0;
 }

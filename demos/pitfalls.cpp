@@ -21,7 +21,7 @@ void dtype_from_double_data() {
   const std::vector<double> readings = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8};  // double, as NumPy's default
   const Tensor x = from_vector(readings, {2, 4});
   nn::Linear layer(4, 2, /*bias=*/false);
-  std::printf("data: %s, weight: %s\n", scalar_type_name(x.dtype()), scalar_type_name(layer.weight().dtype()));
+  std::printf("data: %s, weight: %s\n", scalar_type_name(x.dtype()), scalar_type_name(layer->weight().dtype()));
   try {
     layer(x);
   } catch (const Error& e) {
@@ -39,10 +39,10 @@ class Unregistered : public nn::Module {
     register_module("head", head_);
     hidden_.emplace_back(4, 4);
   }
-  Tensor forward(const Tensor& x) override { return (*head_)(hidden_[0](x) * scale_); }
+  Tensor forward(const Tensor& x) override { return head_(hidden_[0](x) * scale_); }
 
  private:
-  std::shared_ptr<nn::Linear> head_ = std::make_shared<nn::Linear>(4, 2);
+  nn::Linear head_{4, 2};
   std::vector<nn::Linear> hidden_;  // invisible to parameters(), to(), train()
   Tensor scale_ = full({4}, 0.5);   // invisible to buffers() and to()
 };
@@ -54,11 +54,11 @@ class Registered : public nn::Module {
     register_module("hidden", hidden_);
     register_buffer("scale", full({4}, 0.5));
   }
-  Tensor forward(const Tensor& x) override { return (*head_)((*hidden_)(x)*buffer("scale")); }
+  Tensor forward(const Tensor& x) override { return head_(hidden_(x) * buffer("scale")); }
 
  private:
-  std::shared_ptr<nn::Linear> head_ = std::make_shared<nn::Linear>(4, 2);
-  std::shared_ptr<nn::Linear> hidden_ = std::make_shared<nn::Linear>(4, 4);
+  nn::Linear head_{4, 2};
+  nn::Linear hidden_{4, 4};
 };
 
 void device_from_unregistered_parts() {

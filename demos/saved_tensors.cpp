@@ -28,7 +28,7 @@ struct Setup {
   // The storages that exist whether or not a loss is kept: the parameters' and the batch's.
   std::set<const Storage*> exists_anyway() const {
     std::set<const Storage*> storages{inputs.impl()->storage.get(), targets.impl()->storage.get()};
-    for (const Tensor& p : model.parameters()) storages.insert(p.impl()->storage.get());
+    for (const Tensor& p : model->parameters()) storages.insert(p.impl()->storage.get());
     return storages;
   }
 };
@@ -128,7 +128,7 @@ Run kept_loss_then_backward(CompactHooks* hooks) {
   }
   run.held_bytes = memory_allocated() - before;
   loss.backward();
-  for (const Tensor& p : setup.model.parameters()) run.grads.push_back(p.grad().clone());
+  for (const Tensor& p : setup.model->parameters()) run.grads.push_back(p.grad().clone());
   return run;
 }
 

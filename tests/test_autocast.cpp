@@ -137,11 +137,11 @@ TEST_CASE("float32 weights get float32 gradients through autocast's casts", "[au
     CHECK(out.dtype() == kBFloat16);
     out.sum().backward();
   }
-  REQUIRE(lin.weight().grad().defined());
-  CHECK(lin.weight().grad().dtype() == kFloat32);
-  CHECK(lin.bias().grad().dtype() == kFloat32);
+  REQUIRE(lin->weight().grad().defined());
+  CHECK(lin->weight().grad().dtype() == kFloat32);
+  CHECK(lin->bias().grad().dtype() == kFloat32);
   // d sum(x W^T + b) / d b = 4 for every output (exact in bf16 too).
-  CHECK(lin.bias().grad().tolist_str() == "[4.0, 4.0, 4.0]");
+  CHECK(lin->bias().grad().tolist_str() == "[4.0, 4.0, 4.0]");
 }
 
 TEST_CASE("a weight is cast once per autocast region, however often it is used", "[autocast]") {
@@ -167,12 +167,12 @@ TEST_CASE("a weight changed in place inside the region is cast again (the cache 
   Tensor before = lin(x);
   {
     NoGradGuard no_grad;
-    lin.weight().add_(1.0);  // an optimizer step inside the region
+    lin->weight().add_(1.0);  // an optimizer step inside the region
   }
   Tensor after = lin(x);
   Tensor expected = [&] {
     AutocastGuard off(DeviceType::CPU, std::nullopt, false);
-    return linear(x, lin.weight(), lin.bias());
+    return linear(x, lin->weight(), lin->bias());
   }();
   CHECK(allclose(after.to(kFloat32), expected.detach(), 2e-2, 2e-2));
   CHECK_FALSE(allclose(before.to(kFloat32), after.to(kFloat32), 2e-2, 2e-2));

@@ -64,7 +64,7 @@ TEST_CASE("next_functions walks the chapter network's graph as PyTorch's does", 
       CHECK(next[k].input_nr == expected[i]["next"][k][1].get<uint32_t>());
     }
   }
-  for (const auto& [name, parameter] : big.named_parameters()) {
+  for (const auto& [name, parameter] : big->named_parameters()) {
     INFO(name);
     CHECK(parameter.is_leaf() == fixture::load("autograd_debug.json")["chapter_graph"]["is_leaf"][name].get<bool>());
   }

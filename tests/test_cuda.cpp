@@ -84,7 +84,7 @@ DEVICE_TEST_CASE("mixing devices raises PyTorch's device-mismatch error", "") {
   // The chapter's case: a model moved to the GPU, its input left on the CPU. linear is
   // addmm(bias, input, weight.t()): the bias sets the device, the input is mat1.
   nn::Linear layer(2, 2);
-  layer.to(device);
+  layer->to(device);
   CHECK_THROWS_WITH(layer(on_cpu), prefix + gpu +
                                        " and cpu! (when checking argument for argument mat1 in method "
                                        "wrapper_addmm)");

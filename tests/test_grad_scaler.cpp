@@ -140,8 +140,8 @@ TEST_CASE("float16 training whose gradients underflow learns only with GradScale
   auto train = [](bool use_scaler) {
     manual_seed(0);
     nn::Sequential model{nn::Linear(4, 8), nn::ReLU(), nn::Linear(8, 1)};
-    model.to(checked_device(0));
-    optim::SGD sgd(model.parameters(), {.lr = 5e6});  // 1e-8 * 5e6: a learning rate of 0.05
+    model->to(checked_device(0));
+    optim::SGD sgd(model->parameters(), {.lr = 5e6});  // 1e-8 * 5e6: a learning rate of 0.05
     GradScaler scaler({.enabled = use_scaler});
     Tensor x = randn({16, 4}).to(checked_device(0)), target = x.sum({1}, true) * 0.5;
     auto loss_now = [&] {

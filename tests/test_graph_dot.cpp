@@ -80,7 +80,7 @@ TEST_CASE("to_dot of linear, tanh and sum draws PyTorch's nodes, leaves, saved t
   nn::Linear linear(3, 2);
   const Tensor x = randn({4, 3});
   const Tensor loss = linear(x).tanh().sum();
-  const std::string dot = autograd::to_dot(loss, linear.named_parameters());
+  const std::string dot = autograd::to_dot(loss, linear->named_parameters());
   check_same(parse(dot), expected_picture("linear_tanh_sum"));
   // Real dot: a digraph with torchviz's node style, and the leaves in blue with their names.
   CHECK(dot.rfind("digraph {\n", 0) == 0);
@@ -93,14 +93,14 @@ TEST_CASE("to_dot of a view draws its base in darker green, joined by a dotted l
   nn::Linear linear(3, 2);
   const Tensor x = randn({4, 3});
   const Tensor out = linear(x).exp();
-  check_same(parse(autograd::to_dot(out[1], linear.named_parameters())), expected_picture("view_root"));
+  check_same(parse(autograd::to_dot(out[1], linear->named_parameters())), expected_picture("view_root"));
 }
 
 TEST_CASE("to_dot of the chapter's big network draws PyTorch's graph", "[autograd-view][graph-dot]") {
   nn::Sequential big(nn::Linear(512, 512), nn::ReLU(), nn::Linear(512, 512));
   const Tensor xb = randn({256, 512});
   const Tensor loss = big(xb).sum();
-  check_same(parse(autograd::to_dot(loss, big.named_parameters())), expected_picture("chapter_big"));
+  check_same(parse(autograd::to_dot(loss, big->named_parameters())), expected_picture("chapter_big"));
 }
 
 TEST_CASE("to_dot of two kept losses draws one picture, sharing the leaves, the input and the target",
@@ -115,7 +115,7 @@ TEST_CASE("to_dot of two kept losses draws one picture, sharing the leaves, the 
     remove_saved_box(expected, "NllLossBackward0", "self\\n (32, 10)");
     remove_saved_box(expected, "NllLossBackward0", "total_weight\\n ()");
   }
-  check_same(parse(autograd::to_dot(losses, model.named_parameters())), expected);
+  check_same(parse(autograd::to_dot(losses, model->named_parameters())), expected);
 }
 
 TEST_CASE("to_dot after backward draws the nodes without the saved tensors backward freed",

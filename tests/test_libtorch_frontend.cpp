@@ -189,3 +189,41 @@ TEST_CASE("number - tensor and number / tensor fill a tensor like it, then subtr
   const Tensor integers = tensor({1, 2});
   CHECK((2.5 - integers).to_vector<int64_t>() == std::vector<int64_t>{1, 0});  // the fill takes x's dtype
 }
+
+namespace {
+// libtorch's way to write a module: its own forward, taking the tensor by value, and a holder.
+struct TwoLinearsImpl : nn::Module {
+  TwoLinearsImpl() : first(register_module("first", nn::Linear(3, 4))) {
+    second = register_module("second", nn::Linear(4, 2));
+  }
+  Tensor forward(Tensor x) { return second(first(x)); }
+  nn::Linear first, second{nullptr};
+};
+TORCH_MODULE(TwoLinears);
+}  // namespace
+
+TEST_CASE("a holder shares its module: copies, register_module's result and -> reach the same one", "[libtorch]") {
+  TwoLinears model;
+  CHECK(model->named_children().size() == 2);
+  CHECK(model->parameters().size() == 4);
+  CHECK(model->second->weight().is_same(model->parameters()[2]));  // register_module returned the module itself
+  TwoLinears copy = model;
+  CHECK(copy.get() == model.get());
+  const Tensor x = ones({5, 3});
+  CHECK(equal(model(x), model->forward(x)));  // the holder calls the Impl's own forward
+  CHECK(model(x).sizes() == Dims{5, 2});
+}
+
+TEST_CASE("an empty holder is refused when used, with libtorch's message", "[libtorch]") {
+  nn::Linear empty{nullptr};
+  CHECK(empty.is_empty());
+  CHECK_THROWS_WITH(empty->weight(), "Accessing empty ModuleHolder");
+  CHECK_THROWS_WITH(empty(ones({2, 2})), "Accessing empty ModuleHolder");
+}
+
+TEST_CASE("a module with only its own forward cannot run inside a Sequential", "[libtorch]") {
+  nn::Sequential sequential{nn::Linear(3, 3)};
+  sequential->push_back(std::make_shared<TwoLinearsImpl>());
+  CHECK_THROWS_WITH(sequential(ones({1, 3})), "this Module has no forward(const Tensor&) to call: a module that a "
+                                              "Sequential or Python calls overrides it");
+}

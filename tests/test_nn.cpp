@@ -13,16 +13,16 @@ namespace {
 // A model that registers one Linear properly and keeps another in a plain std::vector, plus a
 // registered buffer and an unregistered tensor member.
 struct LeakyModel : nn::Module {
-  std::vector<std::shared_ptr<nn::Linear>> hidden;  // not registered
-  Tensor scale = ones({4});                         // not registered
-  std::shared_ptr<nn::Linear> head = std::make_shared<nn::Linear>(4, 2);
+  std::vector<nn::Linear> hidden;  // not registered
+  Tensor scale = ones({4});        // not registered
+  nn::Linear head{4, 2};
 
   LeakyModel() {
     register_module("head", head);
     register_buffer("running_mean", zeros({2}));
-    hidden.push_back(std::make_shared<nn::Linear>(4, 4));
+    hidden.push_back(nn::Linear(4, 4));
   }
-  Tensor forward(const Tensor& x) override { return head->forward(hidden[0]->forward(x) * scale); }
+  Tensor forward(const Tensor& x) override { return head(hidden[0](x) * scale); }
 };
 
 // A user's module that looks its parameter and buffer up by name, once misspelled.
@@ -41,14 +41,14 @@ struct ScaleModule : nn::Module {
 TEST_CASE("registered parameters are found recursively with dotted names", "[nn]") {
   nn::Sequential net{nn::Linear(4, 3), nn::ReLU(), nn::Linear(3, 2, /*bias=*/false)};
   std::vector<std::string> names;
-  for (auto& [name, p] : net.named_parameters()) {
+  for (auto& [name, p] : net->named_parameters()) {
     names.push_back(name);
     CHECK(p.requires_grad());
     CHECK(p.is_leaf());
   }
   CHECK(names == std::vector<std::string>{"0.weight", "0.bias", "2.weight"});
-  CHECK(net.parameters().size() == 3);
-  CHECK(net.children().size() == 3);
+  CHECK(net->parameters().size() == 3);
+  CHECK(net->children().size() == 3);
   CHECK(net(ones({5, 4})).sizes() == Dims{5, 2});
 }
 
@@ -67,11 +67,11 @@ TEST_CASE("a submodule in a plain std::vector is not registered: parameters() an
 
 TEST_CASE("train() and eval() reach every registered child", "[nn]") {
   nn::Sequential net{nn::Linear(2, 2), nn::Dropout(0.5)};
-  CHECK(net.is_training());
-  net.eval();
-  CHECK_FALSE(net.is_training());
+  CHECK(net->is_training());
+  net->eval();
+  CHECK_FALSE(net->is_training());
   CHECK_FALSE(net[1]->is_training());
-  net.train();
+  net->train();
   CHECK(net[1]->is_training());
 }
 
@@ -88,7 +88,7 @@ TEST_CASE("Dropout zeroes and rescales in training and is the identity in evalua
   CHECK(zeros_seen > 400);
   CHECK(zeros_seen < 600);
   CHECK_FALSE(allclose(drop(x), drop(x)));
-  drop.eval();
+  drop->eval();
   CHECK(drop(x).is_same(x));
   CHECK_THROWS_WITH(nn::Dropout(1.5), "dropout probability has to be between 0 and 1, but got 1.5");
 }
@@ -96,31 +96,31 @@ TEST_CASE("Dropout zeroes and rescales in training and is the identity in evalua
 TEST_CASE("zero_grad zeroes every parameter's gradient in place, or drops it with set_to_none", "[nn]") {
   nn::Linear lin(3, 2);
   lin(ones({4, 3})).sum().backward();
-  Tensor weight_grad = lin.weight().grad();
-  lin.zero_grad();
-  CHECK(lin.weight().grad().is_same(weight_grad));
-  CHECK(lin.weight().grad().tolist_str() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]");
-  lin.zero_grad(/*set_to_none=*/true);
-  CHECK_FALSE(lin.weight().grad().defined());
-  CHECK_FALSE(lin.bias().grad().defined());
+  Tensor weight_grad = lin->weight().grad();
+  lin->zero_grad();
+  CHECK(lin->weight().grad().is_same(weight_grad));
+  CHECK(lin->weight().grad().tolist_str() == "[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]");
+  lin->zero_grad(/*set_to_none=*/true);
+  CHECK_FALSE(lin->weight().grad().defined());
+  CHECK_FALSE(lin->bias().grad().defined());
 }
 
 TEST_CASE("Module::to keeps each parameter the same tensor, so an optimizer built before still updates it", "[nn]") {
   nn::Linear lin(2, 1);
-  optim::SGD sgd(lin.parameters(), {.lr = 0.5});
-  lin.to(kFloat64);
-  Tensor before = lin.weight().detach().clone();
+  optim::SGD sgd(lin->parameters(), {.lr = 0.5});
+  lin->to(kFloat64);
+  Tensor before = lin->weight().detach().clone();
   lin(ones({1, 2}, kFloat64)).sum().backward();
   sgd.step();
-  CHECK(allclose(lin.weight(), before - 0.5));
-  CHECK(lin.weight().dtype() == kFloat64);
+  CHECK(allclose(lin->weight(), before - 0.5));
+  CHECK(lin->weight().dtype() == kFloat64);
 }
 
 TEST_CASE("Linear's weight is [out, in] and its forward is addmm for 2-d input", "[nn]") {
   nn::Linear lin(5, 3);
-  CHECK(lin.weight().sizes() == Dims{3, 5});
-  CHECK(lin.bias().sizes() == Dims{3});
-  CHECK(lin.weight()._version() == 1);  // one in-place initialisation, as in PyTorch
+  CHECK(lin->weight().sizes() == Dims{3, 5});
+  CHECK(lin->bias().sizes() == Dims{3});
+  CHECK(lin->weight()._version() == 1);  // one in-place initialisation, as in PyTorch
   CHECK(lin(ones({2, 5})).grad_fn()->name() == "AddmmBackward0");
   CHECK(lin(ones({5})).sizes() == Dims{3});
   CHECK_THROWS_WITH(lin(ones({4, 8})), "mat1 and mat2 shapes cannot be multiplied (4x8 and 5x3)");
@@ -137,11 +137,11 @@ TEST_CASE("a misspelled parameter or buffer name is an error naming it", "[nn][e
 TEST_CASE("LayerNorm's output and gradients match PyTorch's nn.LayerNorm", "[nn]") {
   const fixture::json& f = fixture::load("nn_modules.json")["layer_norm"];
   nn::LayerNorm norm(Dims{3, 4}, f["eps"].get<double>());
-  CHECK(norm.parameters().size() == 2);
+  CHECK(norm->parameters().size() == 2);
   {
     NoGradGuard no_grad;
-    norm.weight().copy_(fixture::make(f["weight"]));
-    norm.bias().copy_(fixture::make(f["bias"]));
+    norm->weight().copy_(fixture::make(f["weight"]));
+    norm->bias().copy_(fixture::make(f["bias"]));
   }
   Tensor x = fixture::make(f["x"], /*requires_grad=*/true);
   Tensor out = norm(x);
@@ -149,32 +149,32 @@ TEST_CASE("LayerNorm's output and gradients match PyTorch's nn.LayerNorm", "[nn]
   CHECK(fixture::compare(out, f["out"]) == "");
   (out * fixture::make(f["grad_output"])).sum().backward();
   CHECK(fixture::compare(x.grad(), f["grads"]["x"]) == "");
-  CHECK(fixture::compare(norm.weight().grad(), f["grads"]["weight"]) == "");
-  CHECK(fixture::compare(norm.bias().grad(), f["grads"]["bias"]) == "");
+  CHECK(fixture::compare(norm->weight().grad(), f["grads"]["weight"]) == "");
+  CHECK(fixture::compare(norm->bias().grad(), f["grads"]["bias"]) == "");
 
   const fixture::json& plain_case = fixture::load("nn_modules.json")["layer_norm_no_affine"];
   nn::LayerNorm plain(Dims{4}, 1e-5, /*elementwise_affine=*/false);
-  CHECK_FALSE(plain.weight().defined());
+  CHECK_FALSE(plain->weight().defined());
   CHECK(fixture::compare(plain(fixture::make(plain_case["x"])), plain_case["out"]) == "");
 }
 
 TEST_CASE("ModuleList registers its modules but has no forward", "[nn]") {
   nn::ModuleList list;
-  list.push_back(std::make_shared<nn::Linear>(2, 2));
-  list.push_back(std::make_shared<nn::Linear>(2, 2));
-  CHECK(list.parameters().size() == 4);
+  list->push_back(nn::Linear(2, 2));
+  list->push_back(nn::Linear(2, 2));
+  CHECK(list->parameters().size() == 4);
   CHECK_THROWS_WITH(list(ones({2})), "Module [ModuleList] is missing the required \"forward\" function");
 }
 
 TEST_CASE("SGD updates in place without recording, bumping each parameter's version", "[nn][optim]") {
   nn::Linear lin(2, 1);
-  optim::SGD sgd(lin.parameters(), {.lr = 0.1});
-  const uint32_t before = lin.weight()._version();
-  Tensor w0 = lin.weight().clone().detach();
+  optim::SGD sgd(lin->parameters(), {.lr = 0.1});
+  const uint32_t before = lin->weight()._version();
+  Tensor w0 = lin->weight().clone().detach();
   lin(ones({1, 2})).sum().backward();
   sgd.step();
-  CHECK(lin.weight()._version() == before + 1);
-  CHECK(lin.weight().is_leaf());
-  CHECK(allclose(lin.weight(), w0 - 0.1));
-  CHECK_THROWS_WITH(optim::SGD(lin.parameters(), {.lr = -1}), "Invalid learning rate: -1");
+  CHECK(lin->weight()._version() == before + 1);
+  CHECK(lin->weight().is_leaf());
+  CHECK(allclose(lin->weight(), w0 - 0.1));
+  CHECK_THROWS_WITH(optim::SGD(lin->parameters(), {.lr = -1}), "Invalid learning rate: -1");
 }

@@ -22,7 +22,7 @@ struct PackIntoAnyOtherLayout {
 // linear(x, w, b) without packing: the weight read from a fresh copy of its values, used once.
 Tensor unpacked_reference(const Tensor& x, nn::Linear& layer) {
   NoGradGuard no_grad;
-  return addmm(layer.bias(), x, layer.weight().clone().t());
+  return addmm(layer->bias(), x, layer->weight().clone().t());
 }
 
 // Products of 64 x 256 x 128 multiply-adds: far past the tiny products that skip oneDNN.
@@ -58,7 +58,7 @@ TEST_CASE("an in-place change to a weight retires its packed copy: the next forw
   const Tensor before_change = layer(x);  // read from the packed copy
   const int64_t packings = kernels::cpu::weight_packings();
 
-  layer.weight().mul_(-0.5);  // what an optimizer step does: an in-place op, which bumps the version
+  layer->weight().mul_(-0.5);  // what an optimizer step does: an in-place op, which bumps the version
   const Tensor expected = unpacked_reference(x, layer);
   const Tensor next = layer(x);
   CHECK(kernels::cpu::weight_packings() == packings);  // a first use of the new version: not packed
@@ -90,7 +90,7 @@ TEST_CASE("a training loop packs nothing: each step changes the weights after on
   PackIntoAnyOtherLayout packing;
   manual_seed(0);
   nn::Sequential model{nn::Linear(kIn, kOut), nn::ReLU(), nn::Linear(kOut, kOut)};
-  optim::SGD sgd(model.parameters(), {.lr = 0.01});
+  optim::SGD sgd(model->parameters(), {.lr = 0.01});
   const Tensor x = randn({kBatch, kIn});
   const int64_t packings = kernels::cpu::weight_packings();
   for (int step = 0; step < 3; ++step) {

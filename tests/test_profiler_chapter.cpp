@@ -79,7 +79,7 @@ TEST_CASE("a matrix product leads the chapter's ranking by self CPU time, op by 
   constexpr int kProfiles = 15;
   std::map<std::string, std::vector<double>> self_times;  // aten op -> its self time in each profile
   for (int run = 0; run < kProfiles; ++run) {
-    chapter.big.zero_grad(/*set_to_none=*/true);  // each profile starts as the chapter's: no .grad yet
+    chapter.big->zero_grad(/*set_to_none=*/true);  // each profile starts as the chapter's: no .grad yet
     profiler::Profiler prof;
     chapter.profiled_line();
     prof.stop();

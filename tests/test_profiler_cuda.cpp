@@ -112,7 +112,7 @@ TEST_CASE("with the CUDA activity the chrome trace draws each op's GPU interval 
   if (skip::without_gpu()) return;
   const Device gpu(DeviceType::CUDA, 0);
   nn::Linear layer(64, 32);
-  layer.to(gpu);
+  layer->to(gpu);
   const Tensor x = randn({128, 64}).to(gpu);
   layer(x).relu().sum().backward();  // warm-up
   cuda::synchronize();

@@ -89,32 +89,32 @@ TEST_CASE("after manual_seed(0), nn::Linear(16, 16) has PyTorch's weight and bia
   const json& expected = fixture::load("nn_random.json")["linear_16_16"];
   manual_seed(0);
   nn::Linear layer(16, 16);
-  CHECK(bit_difference(layer.weight(), expected["weight"]) == "");
-  CHECK(bit_difference(layer.bias(), expected["bias"]) == "");
+  CHECK(bit_difference(layer->weight(), expected["weight"]) == "");
+  CHECK(bit_difference(layer->bias(), expected["bias"]) == "");
   const json& small = fixture::load("nn_random.json")["linear_4_3_seed_42"];
   manual_seed(42);
   nn::Linear other(4, 3);
-  CHECK(bit_difference(other.weight(), small["weight"]) == "");
-  CHECK(bit_difference(other.bias(), small["bias"]) == "");
+  CHECK(bit_difference(other->weight(), small["weight"]) == "");
+  CHECK(bit_difference(other->bias(), small["bias"]) == "");
 }
 
 TEST_CASE("after manual_seed(0), nn::Linear(512, 512) hashes to PyTorch's weight and bias", "[random]") {
   const json& expected = fixture::load("nn_random.json")["linear_512_512"];
   manual_seed(0);
   nn::Linear layer(512, 512);
-  CHECK(digest_difference(layer.weight(), expected["weight"]) == "");
-  CHECK(digest_difference(layer.bias(), expected["bias"]) == "");
-  CHECK(fnv1a64(layer.bias(), fnv1a64(layer.weight())) == expected["fnv1a64_weight_then_bias"].get<uint64_t>());
+  CHECK(digest_difference(layer->weight(), expected["weight"]) == "");
+  CHECK(digest_difference(layer->bias(), expected["bias"]) == "");
+  CHECK(fnv1a64(layer->bias(), fnv1a64(layer->weight())) == expected["fnv1a64_weight_then_bias"].get<uint64_t>());
 }
 
 TEST_CASE("Linear's parameters have version 1 and require grad after construction", "[random]") {
   nn::Linear layer(8, 4);
-  CHECK(layer.weight()._version() == 1);
-  CHECK(layer.bias()._version() == 1);
-  CHECK(layer.weight().is_leaf());
-  CHECK(layer.weight().requires_grad());
+  CHECK(layer->weight()._version() == 1);
+  CHECK(layer->bias()._version() == 1);
+  CHECK(layer->weight().is_leaf());
+  CHECK(layer->weight().requires_grad());
   const double bound = 1 / std::sqrt(8.0);
-  for (float w : layer.weight().to_vector<float>()) CHECK(std::fabs(w) <= bound);
+  for (float w : layer->weight().to_vector<float>()) CHECK(std::fabs(w) <= bound);
 }
 
 // ---- acceptance 4: the chapter's sequence ----
@@ -129,7 +129,7 @@ TEST_CASE("The chapter's sequence keeps ember's generator in step with PyTorch's
   const Tensor x = randn({8, 16});
   nn::Sequential net{nn::Linear(4, 4), nn::Dropout(0.5)};
   const Tensor z = randn({2, 4});
-  net.train();
+  net->train();
   const GeneratorState before_dropout = default_generator().get_state();
   const Tensor first = net(z);
   const Tensor second = net(z);
@@ -141,17 +141,17 @@ TEST_CASE("The chapter's sequence keeps ember's generator in step with PyTorch's
 
   CHECK(bit_difference(a, expected["a"]) == "");
   CHECK(bit_difference(b, expected["b"]) == "");
-  CHECK(bit_difference(model.weight(), expected["model_weight"]) == "");
-  CHECK(bit_difference(model.bias(), expected["model_bias"]) == "");
+  CHECK(bit_difference(model->weight(), expected["model_weight"]) == "");
+  CHECK(bit_difference(model->bias(), expected["model_bias"]) == "");
   CHECK(bit_difference(x, expected["x"]) == "");
-  CHECK(bit_difference(parameter(net, "0.weight"), expected["net_weight"]) == "");
-  CHECK(bit_difference(parameter(net, "0.bias"), expected["net_bias"]) == "");
+  CHECK(bit_difference(parameter(*net, "0.weight"), expected["net_weight"]) == "");
+  CHECK(bit_difference(parameter(*net, "0.bias"), expected["net_bias"]) == "");
   CHECK(bit_difference(z, expected["z"]) == "");
   CHECK(first.grad_fn()->name() == "MulBackward0");
-  CHECK(digest_difference(parameter(big, "0.weight"), expected["big_0_weight"]) == "");
-  CHECK(digest_difference(parameter(big, "0.bias"), expected["big_0_bias"]) == "");
-  CHECK(digest_difference(parameter(big, "2.weight"), expected["big_2_weight"]) == "");
-  CHECK(digest_difference(parameter(big, "2.bias"), expected["big_2_bias"]) == "");
+  CHECK(digest_difference(parameter(*big, "0.weight"), expected["big_0_weight"]) == "");
+  CHECK(digest_difference(parameter(*big, "0.bias"), expected["big_0_bias"]) == "");
+  CHECK(digest_difference(parameter(*big, "2.weight"), expected["big_2_weight"]) == "");
+  CHECK(digest_difference(parameter(*big, "2.bias"), expected["big_2_bias"]) == "");
   CHECK(digest_difference(xb, expected["xb"]) == "");
 
   // The dropouts themselves, bit for bit: the same elements dropped, the rest scaled by 2, from
@@ -179,12 +179,12 @@ TEST_CASE("Seeded 512-wide MLP: output and gradients of out.sum() match PyTorch'
   out.sum().backward();
   SECTION("output") { check_summary(out, expected["out"]); }
   SECTION("first layer's gradients") {
-    check_summary(parameter(big, "0.weight").grad(), expected["big_0_weight_grad"]);
-    check_summary(parameter(big, "0.bias").grad(), expected["big_0_bias_grad"]);
+    check_summary(parameter(*big, "0.weight").grad(), expected["big_0_weight_grad"]);
+    check_summary(parameter(*big, "0.bias").grad(), expected["big_0_bias_grad"]);
   }
   SECTION("second layer's gradients") {
-    check_summary(parameter(big, "2.weight").grad(), expected["big_2_weight_grad"]);
-    check_summary(parameter(big, "2.bias").grad(), expected["big_2_bias_grad"]);
+    check_summary(parameter(*big, "2.weight").grad(), expected["big_2_weight_grad"]);
+    check_summary(parameter(*big, "2.bias").grad(), expected["big_2_bias_grad"]);
   }
 }
 

@@ -12,10 +12,10 @@ Result run(Device device, DType low_precision, const Model& shape, const bench::
   manual_seed(0);
   nn::Sequential model;
   for (int64_t layer = 0; layer < shape.layers; ++layer) {
-    if (layer > 0) model.push_back(std::make_shared<nn::ReLU>());
-    model.push_back(std::make_shared<nn::Linear>(shape.width, shape.width));
+    if (layer > 0) model->push_back(nn::ReLU());
+    model->push_back(nn::Linear(shape.width, shape.width));
   }
-  model.to(device);
+  model->to(device);
   const Tensor input = randn({shape.batch, shape.width}).to(device);
 
   auto forward_float32 = [&] {

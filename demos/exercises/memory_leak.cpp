@@ -36,7 +36,7 @@ struct Setup {
   Tensor inputs, targets;
 
   explicit Setup(Device device) {
-    model.to(device);
+    model->to(device);
     inputs = randn({32, 64}).to(device);
     targets = randint(0, 10, {32}).to(device);
   }
@@ -46,7 +46,7 @@ struct Setup {
 Curve run_loop(Keep keep, Device device, int steps) {
   manual_seed(0);
   Setup setup(device);
-  optim::SGD optimizer(setup.model.parameters(), {.lr = 0.01});
+  optim::SGD optimizer(setup.model->parameters(), {.lr = 0.01});
   std::vector<Tensor> kept_losses;
   std::vector<float> kept_numbers;
   auto step = [&] {
@@ -79,7 +79,7 @@ void find_what_one_loss_holds(Device device, Result& result) {
   // Each storage seen: its row in `held`, or kExistsAnyway for the parameters' and the batch's.
   constexpr size_t kExistsAnyway = SIZE_MAX;
   std::map<const Storage*, size_t> row_of;
-  for (const Tensor& t : setup.model.parameters()) row_of[t.impl()->storage.get()] = kExistsAnyway;
+  for (const Tensor& t : setup.model->parameters()) row_of[t.impl()->storage.get()] = kExistsAnyway;
   row_of[setup.inputs.impl()->storage.get()] = kExistsAnyway;
   row_of[setup.targets.impl()->storage.get()] = kExistsAnyway;
 

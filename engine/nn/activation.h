@@ -4,9 +4,11 @@
 
 namespace ember::nn {
 
-class ReLU : public Module {
+class ReLUImpl : public Module {
  public:
   Tensor forward(const Tensor& input) override { return relu(input); }
 };
+
+TORCH_MODULE(ReLU);
 
 }  // namespace ember::nn

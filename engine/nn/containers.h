@@ -8,29 +8,39 @@
 
 namespace ember::nn {
 
-class Sequential : public Module {
+class SequentialImpl : public Module {
  public:
-  Sequential() = default;
+  SequentialImpl() = default;
   // Sequential{Linear(512, 512), ReLU(), Linear(512, 512)}: children are named "0", "1", ...
   // Write it with braces: C++ evaluates the arguments of a parenthesised call in an unspecified
   // order (GCC: right to left), so with parentheses the Linears would draw their random initial
   // weights in the opposite order from PyTorch; a braced list is evaluated left to right.
   template <typename... Modules>
-  explicit Sequential(Modules&&... modules) {
-    (push_back(std::make_shared<std::decay_t<Modules>>(std::forward<Modules>(modules))), ...);
+  explicit SequentialImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
   }
   void push_back(std::shared_ptr<Module> module);
+  template <typename Impl>
+  void push_back(const ModuleHolder<Impl>& holder) {
+    push_back(std::shared_ptr<Module>(holder.ptr()));
+  }
   Tensor forward(const Tensor& input) override;
   size_t size() const { return children().size(); }
   std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
 };
+TORCH_MODULE(Sequential);
 
-class ModuleList : public Module {
+class ModuleListImpl : public Module {
  public:
   void push_back(std::shared_ptr<Module> module);
+  template <typename Impl>
+  void push_back(const ModuleHolder<Impl>& holder) {
+    push_back(std::shared_ptr<Module>(holder.ptr()));
+  }
   size_t size() const { return children().size(); }
   std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
   Tensor forward(const Tensor&) override;  // raises: a ModuleList is not callable, as in PyTorch
 };
+TORCH_MODULE(ModuleList);
 
 }  // namespace ember::nn

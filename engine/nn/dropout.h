@@ -6,14 +6,16 @@
 
 namespace ember::nn {
 
-class Dropout : public Module {
+class DropoutImpl : public Module {
  public:
-  explicit Dropout(double p = 0.5);
+  explicit DropoutImpl(double p = 0.5);
   Tensor forward(const Tensor& input) override { return dropout(input, p_, is_training()); }
   double p() const { return p_; }
 
  private:
   double p_;
 };
+
+TORCH_MODULE(Dropout);
 
 }  // namespace ember::nn

@@ -7,35 +7,37 @@
 
 namespace ember::nn {
 
-Dropout::Dropout(double p) : p_(p) {
+DropoutImpl::DropoutImpl(double p) : p_(p) {
   EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ",
               internal::python_float_repr(p));
 }
 
-LayerNorm::LayerNorm(const Dims& normalized_shape, double eps, bool elementwise_affine)
+LayerNormImpl::LayerNormImpl(const Dims& normalized_shape, double eps, bool elementwise_affine)
     : normalized_shape_(normalized_shape),
       eps_(eps) {
   register_parameter("weight", elementwise_affine ? ones(normalized_shape) : Tensor());
   register_parameter("bias", elementwise_affine ? zeros(normalized_shape) : Tensor());
 }
 
-Tensor LayerNorm::forward(const Tensor& input) { return layer_norm(input, normalized_shape_, weight(), bias(), eps_); }
+Tensor LayerNormImpl::forward(const Tensor& input) {
+  return layer_norm(input, normalized_shape_, weight(), bias(), eps_);
+}
 
-void Sequential::push_back(std::shared_ptr<Module> module) {
+void SequentialImpl::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(children().size()), std::move(module));
 }
 
-Tensor Sequential::forward(const Tensor& input) {
+Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& child : children()) x = child->forward(x);
   return x;
 }
 
-void ModuleList::push_back(std::shared_ptr<Module> module) {
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(children().size()), std::move(module));
 }
 
-Tensor ModuleList::forward(const Tensor&) {
+Tensor ModuleListImpl::forward(const Tensor&) {
   throw Error("Module [ModuleList] is missing the required \"forward\" function");
 }
 

@@ -9,7 +9,7 @@
 
 namespace ember::nn {
 
-Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
+LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool bias)
     : in_features_(in_features),
       out_features_(out_features) {
   EMBER_CHECK(in_features >= 0 && out_features >= 0, "Trying to create tensor with negative dimension");
@@ -18,7 +18,7 @@ Linear::Linear(int64_t in_features, int64_t out_features, bool bias)
   reset_parameters();
 }
 
-void Linear::reset_parameters() {
+void LinearImpl::reset_parameters() {
   init::kaiming_uniform_(weight(), std::sqrt(5.0));
   if (bias().defined()) {
     const double bound = in_features_ > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features_)) : 0.0;
@@ -26,6 +26,6 @@ void Linear::reset_parameters() {
   }
 }
 
-Tensor Linear::forward(const Tensor& input) { return linear(input, weight(), bias()); }
+Tensor LinearImpl::forward(const Tensor& input) { return linear(input, weight(), bias()); }
 
 }  // namespace ember::nn

@@ -5,11 +5,11 @@
 
 namespace ember::nn {
 
-class Linear : public Module {
+class LinearImpl : public Module {
  public:
   // Parameters are initialised as PyTorch does (kaiming-uniform weight, uniform bias) from the
   // default generator, so manual_seed gives PyTorch's weights bit for bit.
-  Linear(int64_t in_features, int64_t out_features, bool bias = true);
+  LinearImpl(int64_t in_features, int64_t out_features, bool bias = true);
   Tensor forward(const Tensor& input) override;
   void reset_parameters();
 
@@ -22,5 +22,7 @@ class Linear : public Module {
   int64_t in_features_;
   int64_t out_features_;
 };
+
+TORCH_MODULE(Linear);
 
 }  // namespace ember::nn

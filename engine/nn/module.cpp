@@ -103,7 +103,13 @@ Tensor& Module::register_buffer(const std::string& name, const Tensor& data) {
   return buffers_.back().second;
 }
 
-void Module::register_module(const std::string& name, std::shared_ptr<Module> module) {
+Tensor Module::forward(const Tensor&) {
+  EMBER_CHECK(false, "this Module has no forward(const Tensor&) to call: a module that a Sequential or Python calls "
+                     "overrides it");
+  return {};
+}
+
+void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
   children_.emplace_back(name, std::move(module));
 }
 

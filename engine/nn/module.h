@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "module_holder.h"
 #include "ops/ops.h"
 
 namespace ember::nn {
@@ -23,7 +24,9 @@ class Module {
   Module(Module&&) = default;
   Module& operator=(Module&&) = default;
 
-  virtual Tensor forward(const Tensor& input) = 0;
+  // What Sequential and Python call. A libtorch-style module may instead declare its own
+  // `Tensor forward(Tensor x)`, which its holder's call finds (module_holder.h); this one then raises.
+  virtual Tensor forward(const Tensor& input);
   Tensor operator()(const Tensor& input) { return forward(input); }
 
   // All parameters of this module and, recursively, of its registered children.
@@ -48,13 +51,24 @@ class Module {
 
   Tensor& register_parameter(const std::string& name, const Tensor& data);
   Tensor& register_buffer(const std::string& name, const Tensor& data);
-  void register_module(const std::string& name, std::shared_ptr<Module> module);
+  // Both return the module's shared_ptr, as libtorch's do, which a holder takes back:
+  // `fc = register_module("fc", nn::Linear(4, 2))` with `nn::Linear fc{nullptr}`.
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    add_child(name, module);
+    return module;
+  }
+  template <typename Impl>
+  std::shared_ptr<Impl> register_module(const std::string& name, const ModuleHolder<Impl>& holder) {
+    return register_module(name, holder.ptr());
+  }
 
  protected:
   Tensor& parameter(const std::string& name);
   Tensor& buffer(const std::string& name);
 
  private:
+  void add_child(const std::string& name, std::shared_ptr<Module> module);
   template <typename Visit>
   void for_each_tensor(Visit&& visit);  // every registered parameter and buffer, recursively
 

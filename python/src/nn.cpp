@@ -35,6 +35,11 @@ py::list named(const std::vector<std::pair<std::string, Tensor>>& pairs) {
   return out;
 }
 
+// torch's register_module and add_module, which return None.
+void register_child(Module& self, const std::string& name, std::shared_ptr<Module> module) {
+  self.register_module(name, std::move(module));
+}
+
 void bind_module(py::module_& m) {
   py::class_<Module, PythonModule, std::shared_ptr<Module>>(m, "Module", py::dynamic_attr())
       .def(py::init<>())
@@ -79,40 +84,40 @@ void bind_module(py::module_& m) {
       .def("zero_grad", &Module::zero_grad, py::arg("set_to_none") = false)
       .def("_register_parameter", &Module::register_parameter, py::arg("name"), py::arg("param"))
       .def("register_buffer", &Module::register_buffer, py::arg("name"), py::arg("tensor"))
-      .def("register_module", &Module::register_module, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
-      .def("add_module", &Module::register_module, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>());
+      .def("register_module", &register_child, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
+      .def("add_module", &register_child, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>());
 }
 
 void bind_layers(py::module_& m) {
-  module_class<nn::Linear>(m, "Linear")
+  module_class<nn::LinearImpl>(m, "Linear")
       .def(py::init<int64_t, int64_t, bool>(), py::arg("in_features"), py::arg("out_features"), py::arg("bias") = true)
-      .def_property_readonly("_weight", [](nn::Linear& l) { return tensor_or_none(l.weight()); })
-      .def_property_readonly("_bias", [](nn::Linear& l) { return tensor_or_none(l.bias()); })
-      .def_property_readonly("in_features", &nn::Linear::in_features)
-      .def_property_readonly("out_features", &nn::Linear::out_features)
-      .def("reset_parameters", &nn::Linear::reset_parameters);
-  module_class<nn::ReLU>(m, "ReLU").def(py::init<>());
-  module_class<nn::Dropout>(m, "Dropout")
+      .def_property_readonly("_weight", [](nn::LinearImpl& l) { return tensor_or_none(l.weight()); })
+      .def_property_readonly("_bias", [](nn::LinearImpl& l) { return tensor_or_none(l.bias()); })
+      .def_property_readonly("in_features", &nn::LinearImpl::in_features)
+      .def_property_readonly("out_features", &nn::LinearImpl::out_features)
+      .def("reset_parameters", &nn::LinearImpl::reset_parameters);
+  module_class<nn::ReLUImpl>(m, "ReLU").def(py::init<>());
+  module_class<nn::DropoutImpl>(m, "Dropout")
       .def(py::init<double>(), py::arg("p") = 0.5)
-      .def_property_readonly("p", &nn::Dropout::p);
-  module_class<nn::LayerNorm>(m, "LayerNorm")
+      .def_property_readonly("p", &nn::DropoutImpl::p);
+  module_class<nn::LayerNormImpl>(m, "LayerNorm")
       .def(py::init([](py::object normalized_shape, double eps, bool elementwise_affine) {
-             return std::make_shared<nn::LayerNorm>(dims_from_object(normalized_shape, "LayerNorm"), eps,
-                                                    elementwise_affine);
+             return std::make_shared<nn::LayerNormImpl>(dims_from_object(normalized_shape, "LayerNorm"), eps,
+                                                        elementwise_affine);
            }),
            py::arg("normalized_shape"), py::arg("eps") = 1e-5, py::arg("elementwise_affine") = true)
-      .def_property_readonly("_weight", [](nn::LayerNorm& n) { return tensor_or_none(n.weight()); })
-      .def_property_readonly("_bias", [](nn::LayerNorm& n) { return tensor_or_none(n.bias()); })
-      .def_property_readonly("normalized_shape", [](const nn::LayerNorm& n) { return n.normalized_shape().vec(); })
-      .def_property_readonly("eps", &nn::LayerNorm::eps);
+      .def_property_readonly("_weight", [](nn::LayerNormImpl& n) { return tensor_or_none(n.weight()); })
+      .def_property_readonly("_bias", [](nn::LayerNormImpl& n) { return tensor_or_none(n.bias()); })
+      .def_property_readonly("normalized_shape", [](const nn::LayerNormImpl& n) { return n.normalized_shape().vec(); })
+      .def_property_readonly("eps", &nn::LayerNormImpl::eps);
 }
 
 // Sequential(a, b, c) and ModuleList([a, b]): the *args tuple or the list is kept alive with the
 // container (keep_alive<1, 2>), and with it any module written in Python.
 void bind_containers(py::module_& m) {
-  module_class<nn::Sequential>(m, "Sequential")
+  module_class<nn::SequentialImpl>(m, "Sequential")
       .def(py::init([](py::args modules) {
-             auto sequential = std::make_shared<nn::Sequential>();
+             auto sequential = std::make_shared<nn::SequentialImpl>();
              for (py::handle module : modules) sequential->push_back(module.cast<std::shared_ptr<Module>>());
              return sequential;
            }),
@@ -120,19 +125,19 @@ void bind_containers(py::module_& m) {
       .def(
           "append",
           [](py::object self, std::shared_ptr<Module> module) {
-            as<nn::Sequential>(self).push_back(std::move(module));
+            as<nn::SequentialImpl>(self).push_back(std::move(module));
             return self;
           },
           py::arg("module"), py::keep_alive<1, 2>())
-      .def("__len__", &nn::Sequential::size)
-      .def("__getitem__", [](const nn::Sequential& s, int64_t i) {
+      .def("__len__", &nn::SequentialImpl::size)
+      .def("__getitem__", [](const nn::SequentialImpl& s, int64_t i) {
         const int64_t size = static_cast<int64_t>(s.size());
         if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
         return s[static_cast<size_t>(i < 0 ? i + size : i)];
       });
-  module_class<nn::ModuleList>(m, "ModuleList")
+  module_class<nn::ModuleListImpl>(m, "ModuleList")
       .def(py::init([](std::optional<std::vector<std::shared_ptr<Module>>> modules) {
-             auto list = std::make_shared<nn::ModuleList>();
+             auto list = std::make_shared<nn::ModuleListImpl>();
              for (auto& module : modules.value_or(std::vector<std::shared_ptr<Module>>{})) list->push_back(module);
              return list;
            }),
@@ -140,12 +145,12 @@ void bind_containers(py::module_& m) {
       .def(
           "append",
           [](py::object self, std::shared_ptr<Module> module) {
-            as<nn::ModuleList>(self).push_back(std::move(module));
+            as<nn::ModuleListImpl>(self).push_back(std::move(module));
             return self;
           },
           py::arg("module"), py::keep_alive<1, 2>())
-      .def("__len__", &nn::ModuleList::size)
-      .def("__getitem__", [](const nn::ModuleList& l, int64_t i) {
+      .def("__len__", &nn::ModuleListImpl::size)
+      .def("__getitem__", [](const nn::ModuleListImpl& l, int64_t i) {
         const int64_t size = static_cast<int64_t>(l.size());
         if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
         return l[static_cast<size_t>(i < 0 ? i + size : i)];
