@@ -130,8 +130,8 @@ void fused_bias(const Device& gpu) {
 void profiled_training_step(const Device& gpu, const std::string& folder) {
   std::printf("\nA profiled training step on the GPU (Linear 4096-4096-10, batch 1024, bf16 autocast, SGD):\n");
   nn::Sequential model{nn::Linear(4096, 4096), nn::ReLU(), nn::Linear(4096, 10)};
-  model.to(gpu);
-  optim::SGD optimizer(model.parameters(), {.lr = 0.01});
+  model->to(gpu);
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.01));
   const Tensor inputs = randn({1024, 4096}).to(gpu);
   const Tensor targets = randint(0, 10, {1024}).to(gpu);
   auto step = [&] {

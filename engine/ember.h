@@ -22,6 +22,7 @@
 #include "nn/activation.h"
 #include "nn/containers.h"
 #include "nn/dropout.h"
+#include "nn/functional.h"
 #include "nn/init.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"

@@ -20,9 +20,9 @@ int main() {
       if (step == steps - 1) std::cout << "loss " << loss.item() << "\n";  // item(): a Scalar
     }
   };
-  optim::SGD sgd(model->parameters(), {.lr = 0.05});
+  optim::SGD sgd(model->parameters(), optim::SGDOptions(0.05));
   train(sgd, 50);
-  optim::Adam adam(model->parameters(), {.lr = 1e-3});
+  optim::Adam adam(model->parameters(), optim::AdamOptions(1e-3));
   train(adam, 50);
 
   model->eval();

@@ -19,7 +19,7 @@ constexpr bool kCaching = true;
 // The small MLP of the benchmarks: Linear 64-64-64-10, batch 32, cross_entropy, SGD.
 struct TrainingLoop {
   nn::Sequential model{nn::Linear(64, 64), nn::ReLU(), nn::Linear(64, 64), nn::ReLU(), nn::Linear(64, 10)};
-  optim::SGD sgd{model->parameters(), {.lr = 0.01}};
+  optim::SGD sgd{model->parameters(), optim::SGDOptions(0.01)};
   Tensor x = randn({32, 64});
   Tensor target = randint(10, {32});
 

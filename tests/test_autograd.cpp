@@ -283,7 +283,8 @@ TEST_CASE("a 2-layer MLP's loss, gradients and SGD steps match PyTorch", "[autog
   CHECK(fixture::compare(b2.grad(), f["grads"]["b2"]) == "");
 
   const fixture::json& run = f["sgd_momentum"];
-  optim::SGD sgd({w1, b1, w2, b2}, {.lr = run["lr"], .momentum = run["momentum"], .weight_decay = run["weight_decay"]});
+  optim::SGD sgd({w1, b1, w2, b2},
+                 optim::SGDOptions(run["lr"]).momentum(run["momentum"]).weight_decay(run["weight_decay"]));
   REQUIRE(run["steps"].size() == 2);
   for (const fixture::json& step : run["steps"]) {
     sgd.zero_grad();
@@ -305,7 +306,7 @@ TEST_CASE("plain SGD (no momentum, no weight decay) takes PyTorch's step", "[aut
   Tensor w1 = fixture::make(f["W1"], true), b1 = fixture::make(f["b1"], true);
   Tensor w2 = fixture::make(f["W2"], true), b2 = fixture::make(f["b2"], true);
   const fixture::json& run = f["sgd_plain"];
-  optim::SGD sgd({w1, b1, w2, b2}, {.lr = run["lr"]});
+  optim::SGD sgd({w1, b1, w2, b2}, optim::SGDOptions(run["lr"]));
   REQUIRE(run["steps"].size() == 1);
   for (const fixture::json& step : run["steps"]) {
     sgd.zero_grad();

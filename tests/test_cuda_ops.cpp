@@ -88,7 +88,7 @@ DEVICE_TEST_CASE("a training step on the device matches the same step on the CPU
     nn::LayerNorm norm({4});
     model->to(device);
     norm->to(device);
-    optim::SGD optimizer(model->parameters(), {.lr = 0.1, .momentum = 0.9});
+    optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.1).momentum(0.9));
     const Tensor x = randn({8, 16}).to(device);
     const Tensor y = randint(0, 4, {8}).to(device);
     std::vector<float> losses;

@@ -257,10 +257,11 @@ TEST_CASE("autograd and optimizer argument errors", "[errors]") {
                                              "differentiation use var_no_grad = var.detach().");
   CHECK_THROWS_WITH(ones({2}, kInt64).requires_grad_(), "only Tensors of floating point and complex dtype can require "
                                                         "gradients");
-  CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .momentum = -1}), "Invalid momentum value: -1");
-  CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .weight_decay = -1}), "Invalid weight_decay value: -1");
-  CHECK_THROWS_WITH(optim::SGD({x}, {.lr = 0.1, .nesterov = true}), "Nesterov momentum requires a momentum and zero "
-                                                                    "dampening");
+  CHECK_THROWS_WITH(optim::SGD({x}, optim::SGDOptions(0.1).momentum(-1)), "Invalid momentum value: -1");
+  CHECK_THROWS_WITH(optim::SGD({x}, optim::SGDOptions(0.1).weight_decay(-1)), "Invalid weight_decay value: -1");
+  CHECK_THROWS_WITH(optim::SGD({x}, optim::SGDOptions(0.1).nesterov(true)),
+                    "Nesterov momentum requires a momentum and zero "
+                    "dampening");
 }
 
 TEST_CASE("clamp, addcmul and addcdiv refuse what PyTorch refuses, with its texts", "[errors]") {

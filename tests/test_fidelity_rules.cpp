@@ -83,8 +83,9 @@ TEST_CASE("argument errors use PyTorch's texts and check in PyTorch's order", "[
   CHECK_THROWS_WITH(nn::Dropout(2.0), message("dropout_module_2"));  // was "got 2"
   CHECK_THROWS_WITH(dropout(ones({2}), 2.0, true), message("dropout_functional_2"));
   CHECK_THROWS_WITH(nn::Dropout(1e20), message("dropout_module_big"));
-  CHECK_THROWS_WITH(optim::SGD({ones({2}, Options().requires_grad()) * 2}, {.lr = 0.1}), message("sgd_non_leaf"));
-  CHECK_THROWS_WITH(optim::SGD({ones({2}, Options().requires_grad()) * 2}, {.lr = -0.5}),
+  CHECK_THROWS_WITH(optim::SGD({ones({2}, Options().requires_grad()) * 2}, optim::SGDOptions(0.1)),
+                    message("sgd_non_leaf"));
+  CHECK_THROWS_WITH(optim::SGD({ones({2}, Options().requires_grad()) * 2}, optim::SGDOptions(-0.5)),
                     message("sgd_bad_lr_before_non_leaf"));
   CHECK_THROWS_WITH(argmax(ones({2, 0}), 1), message("argmax_empty_dim"));  // was "max(): ..."
   CHECK_THROWS_WITH(where(gt(ones({2}), 0), ones({3}), ones({2})), message("where_broadcast_order"));

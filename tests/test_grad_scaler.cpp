@@ -17,7 +17,7 @@ namespace {
 // One parameter p with loss = sum(p * input): its gradient is `input`.
 struct OneParameter {
   Tensor p = full({3}, 1.0, Options().requires_grad());
-  optim::SGD sgd{{p}, {.lr = 0.5}};
+  optim::SGD sgd{{p}, optim::SGDOptions(0.5)};
   Tensor loss(const Tensor& input) const { return (p * input).sum(); }
 };
 
@@ -60,7 +60,7 @@ TEST_CASE("a step with a non-finite gradient is skipped and leaves the parameter
 TEST_CASE("GradScaler steps any optimizer: Adam takes the unscaled gradients' step, and skips a non-finite one",
           "[amp]") {
   Tensor p = full({3}, 1.0, Options().requires_grad()), q = full({3}, 1.0, Options().requires_grad());
-  optim::Adam scaled({p}, {.lr = 0.1}), plain({q}, {.lr = 0.1});
+  optim::Adam scaled({p}, optim::AdamOptions(0.1)), plain({q}, optim::AdamOptions(0.1));
   GradScaler scaler;
   scaler.scale((p * tensor({1, -2, 4})).sum()).backward();
   (q * tensor({1, -2, 4})).sum().backward();
@@ -89,7 +89,7 @@ TEST_CASE("unscaled gradients equal the gradients of the unscaled loss", "[amp]"
 
 DEVICE_TEST_CASE("GradScaler on device tensors checks for inf on the device and skips that step", "[amp]") {
   Tensor p = full({3}, 1.0, Options().device(device).requires_grad());
-  optim::SGD sgd({p}, {.lr = 0.5});
+  optim::SGD sgd({p}, optim::SGDOptions(0.5));
   GradScaler scaler;
   scaler.scale((p * tensor({1, std::numeric_limits<double>::infinity(), 2}).to(device)).sum()).backward();
   CHECK_FALSE(scaler.step(sgd));
@@ -141,7 +141,7 @@ TEST_CASE("float16 training whose gradients underflow learns only with GradScale
     manual_seed(0);
     nn::Sequential model{nn::Linear(4, 8), nn::ReLU(), nn::Linear(8, 1)};
     model->to(checked_device(0));
-    optim::SGD sgd(model->parameters(), {.lr = 5e6});  // 1e-8 * 5e6: a learning rate of 0.05
+    optim::SGD sgd(model->parameters(), optim::SGDOptions(5e6));  // 1e-8 * 5e6: a learning rate of 0.05
     GradScaler scaler({.enabled = use_scaler});
     Tensor x = randn({16, 4}).to(checked_device(0)), target = x.sum({1}, true) * 0.5;
     auto loss_now = [&] {

@@ -227,3 +227,26 @@ TEST_CASE("a module with only its own forward cannot run inside a Sequential", "
   CHECK_THROWS_WITH(sequential(ones({1, 3})), "this Module has no forward(const Tensor&) to call: a module that a "
                                               "Sequential or Python calls overrides it");
 }
+
+TEST_CASE("optimizer options chain and read back by name, as libtorch's", "[libtorch]") {
+  const optim::SGDOptions sgd = optim::SGDOptions(0.1).momentum(0.9).weight_decay(1e-4).nesterov(true);
+  CHECK((sgd.lr() == 0.1 && sgd.momentum() == 0.9 && sgd.weight_decay() == 1e-4 && sgd.nesterov()));
+  CHECK(sgd.dampening() == 0);
+  const optim::AdamOptions adam = optim::AdamOptions(1e-2).betas({0.5, 0.75}).weight_decay(0);
+  CHECK((adam.lr() == 1e-2 && std::get<0>(adam.betas()) == 0.5 && adam.betas()[1] == 0.75 && adam.eps() == 1e-8));
+  CHECK(optim::AdamWOptions().weight_decay() == 1e-2);  // torch's AdamW default
+  Tensor w = ones({2}, Options().requires_grad());
+  optim::SGD plain({w}, 0.5);  // a number is the learning rate, as libtorch's SGDOptions(double) allows
+  (w * w).sum().backward();
+  plain.step();
+  CHECK(w.to_vector<float>() == std::vector<float>{0.0f, 0.0f});  // 1 - 0.5 * 2
+}
+
+TEST_CASE("torch::nn::functional names the ops the modules call", "[libtorch]") {
+  namespace F = nn::functional;
+  const Tensor x = tensor({-1.0, 2.0, 3.0, -4.0}).view({2, 2});
+  CHECK(equal(F::relu(x), relu(x)));
+  CHECK(equal(F::softmax(x, 1), softmax(x, 1)));
+  CHECK(F::mse_loss(x, zeros({2, 2})).item<double>() == 7.5);  // (1 + 4 + 9 + 16) / 4
+  CHECK(equal(F::dropout(x, 0.5, /*training=*/false), x));
+}

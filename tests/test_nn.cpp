@@ -107,7 +107,7 @@ TEST_CASE("zero_grad zeroes every parameter's gradient in place, or drops it wit
 
 TEST_CASE("Module::to keeps each parameter the same tensor, so an optimizer built before still updates it", "[nn]") {
   nn::Linear lin(2, 1);
-  optim::SGD sgd(lin->parameters(), {.lr = 0.5});
+  optim::SGD sgd(lin->parameters(), optim::SGDOptions(0.5));
   lin->to(kFloat64);
   Tensor before = lin->weight().detach().clone();
   lin(ones({1, 2}, kFloat64)).sum().backward();
@@ -168,7 +168,7 @@ TEST_CASE("ModuleList registers its modules but has no forward", "[nn]") {
 
 TEST_CASE("SGD updates in place without recording, bumping each parameter's version", "[nn][optim]") {
   nn::Linear lin(2, 1);
-  optim::SGD sgd(lin->parameters(), {.lr = 0.1});
+  optim::SGD sgd(lin->parameters(), optim::SGDOptions(0.1));
   const uint32_t before = lin->weight()._version();
   Tensor w0 = lin->weight().clone().detach();
   lin(ones({1, 2})).sum().backward();
@@ -176,5 +176,5 @@ TEST_CASE("SGD updates in place without recording, bumping each parameter's vers
   CHECK(lin->weight()._version() == before + 1);
   CHECK(lin->weight().is_leaf());
   CHECK(allclose(lin->weight(), w0 - 0.1));
-  CHECK_THROWS_WITH(optim::SGD(lin->parameters(), {.lr = -1}), "Invalid learning rate: -1");
+  CHECK_THROWS_WITH(optim::SGD(lin->parameters(), optim::SGDOptions(-1)), "Invalid learning rate: -1");
 }

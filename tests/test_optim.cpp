@@ -25,23 +25,23 @@ std::unique_ptr<optim::Optimizer> make_optimizer(const json& phase, const std::v
   const json& o = phase["options"];
   const std::string name = phase["optimizer"];
   if (name == "SGD")
-    return std::make_unique<optim::SGD>(parameters, optim::SGDOptions{.lr = o["lr"],
-                                                                      .momentum = o.value("momentum", 0.0),
-                                                                      .weight_decay = o.value("weight_decay", 0.0)});
+    return std::make_unique<optim::SGD>(parameters, optim::SGDOptions(o["lr"].get<double>())
+                                                        .momentum(o.value("momentum", 0.0))
+                                                        .weight_decay(o.value("weight_decay", 0.0)));
   const std::array<double, 2> betas =
       o.contains("betas") ? o["betas"].get<std::array<double, 2>>() : std::array<double, 2>{0.9, 0.999};
   if (name == "Adam")
-    return std::make_unique<optim::Adam>(parameters, optim::AdamOptions{.lr = o["lr"],
-                                                                        .betas = betas,
-                                                                        .eps = o.value("eps", 1e-8),
-                                                                        .weight_decay = o.value("weight_decay", 0.0),
-                                                                        .amsgrad = o.value("amsgrad", false)});
+    return std::make_unique<optim::Adam>(parameters, optim::AdamOptions(o["lr"].get<double>())
+                                                         .betas(betas)
+                                                         .eps(o.value("eps", 1e-8))
+                                                         .weight_decay(o.value("weight_decay", 0.0))
+                                                         .amsgrad(o.value("amsgrad", false)));
   REQUIRE(name == "AdamW");
-  return std::make_unique<optim::AdamW>(parameters, optim::AdamWOptions{.lr = o["lr"],
-                                                                        .betas = betas,
-                                                                        .eps = o.value("eps", 1e-8),
-                                                                        .weight_decay = o.value("weight_decay", 1e-2),
-                                                                        .amsgrad = o.value("amsgrad", false)});
+  return std::make_unique<optim::AdamW>(parameters, optim::AdamWOptions(o["lr"].get<double>())
+                                                        .betas(betas)
+                                                        .eps(o.value("eps", 1e-8))
+                                                        .weight_decay(o.value("weight_decay", 1e-2))
+                                                        .amsgrad(o.value("amsgrad", false)));
 }
 
 struct FixtureMlp {
@@ -115,7 +115,7 @@ TEST_CASE("Adam keeps its state per parameter: a float32 step count on the CPU a
   const int64_t start = memory_allocated();
   {
     Tensor p = ones({3}, Options().requires_grad()), unused = ones({2}, Options().requires_grad());
-    optim::Adam adam({p, unused}, {.lr = 0.1, .amsgrad = true});
+    optim::Adam adam({p, unused}, optim::AdamOptions(0.1).amsgrad(true));
     (p * p).sum().backward();
     adam.step();
     adam.step();
@@ -135,7 +135,7 @@ TEST_CASE("Adam keeps its state per parameter: a float32 step count on the CPU a
 
 TEST_CASE("AdamW shrinks the parameter before its update, even with no weight decay to apply", "[optim]") {
   Tensor p = full({2}, 2.0, Options().requires_grad());
-  optim::AdamW adamw({p}, {.lr = 0.5, .weight_decay = 0.0});
+  optim::AdamW adamw({p}, optim::AdamWOptions(0.5).weight_decay(0.0));
   p.sum().backward();
   adamw.step();
   CHECK(p._version() == 2);  // mul_(1 - lr * weight_decay), then addcdiv_, as in PyTorch
@@ -145,15 +145,17 @@ TEST_CASE("AdamW shrinks the parameter before its update, even with no weight de
 
 TEST_CASE("every optimizer refuses an empty parameter list and bad options with PyTorch's texts", "[optim][errors]") {
   Tensor x = ones({1}, Options().requires_grad());
-  CHECK_THROWS_WITH(optim::SGD({}, {.lr = 0.1}), torch_error("sgd_empty_parameters"));
+  CHECK_THROWS_WITH(optim::SGD({}, optim::SGDOptions(0.1)), torch_error("sgd_empty_parameters"));
   CHECK_THROWS_WITH(optim::Adam({}), torch_error("adam_empty_parameters"));
   CHECK_THROWS_WITH(optim::AdamW({}), torch_error("adamw_empty_parameters"));
-  CHECK_THROWS_WITH(optim::Adam({x}, {.lr = -1}), torch_error("adam_invalid_lr"));
-  CHECK_THROWS_WITH(optim::Adam({}, {.lr = -1}), torch_error("adam_invalid_lr"));  // options first, as in PyTorch
-  CHECK_THROWS_WITH(optim::Adam({x}, {.eps = -1}), torch_error("adam_invalid_eps"));
-  CHECK_THROWS_WITH(optim::Adam({x}, {.betas = {1, 0.999}}), torch_error("adam_invalid_beta0"));
-  CHECK_THROWS_WITH(optim::Adam({x}, {.betas = {0.9, -1}}), torch_error("adam_invalid_beta1"));
-  CHECK_THROWS_WITH(optim::AdamW({x}, {.weight_decay = -1}), torch_error("adamw_invalid_weight_decay"));
+  CHECK_THROWS_WITH(optim::Adam({x}, optim::AdamOptions(-1)), torch_error("adam_invalid_lr"));
+  CHECK_THROWS_WITH(optim::Adam({}, optim::AdamOptions(-1)),
+                    torch_error("adam_invalid_lr"));  // options first, as in PyTorch
+  CHECK_THROWS_WITH(optim::Adam({x}, optim::AdamOptions().eps(-1)), torch_error("adam_invalid_eps"));
+  CHECK_THROWS_WITH(optim::Adam({x}, optim::AdamOptions().betas({1, 0.999})), torch_error("adam_invalid_beta0"));
+  CHECK_THROWS_WITH(optim::Adam({x}, optim::AdamOptions().betas({0.9, -1})), torch_error("adam_invalid_beta1"));
+  CHECK_THROWS_WITH(optim::AdamW({x}, optim::AdamWOptions().weight_decay(-1)),
+                    torch_error("adamw_invalid_weight_decay"));
   CHECK_THROWS_WITH(optim::Adam({x * 2}), torch_error("adam_non_leaf"));
 }
 

@@ -90,7 +90,7 @@ TEST_CASE("a training loop packs nothing: each step changes the weights after on
   PackIntoAnyOtherLayout packing;
   manual_seed(0);
   nn::Sequential model{nn::Linear(kIn, kOut), nn::ReLU(), nn::Linear(kOut, kOut)};
-  optim::SGD sgd(model->parameters(), {.lr = 0.01});
+  optim::SGD sgd(model->parameters(), optim::SGDOptions(0.01));
   const Tensor x = randn({kBatch, kIn});
   const int64_t packings = kernels::cpu::weight_packings();
   for (int step = 0; step < 3; ++step) {

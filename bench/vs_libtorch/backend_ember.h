@@ -31,17 +31,17 @@ struct Network {
   explicit Network(std::initializer_list<int64_t> widths) {
     const std::vector<int64_t> w(widths);
     for (size_t i = 0; i + 1 < w.size(); ++i) {
-      if (i > 0) layers.push_back(std::make_shared<ember::nn::ReLU>());
-      layers.push_back(std::make_shared<ember::nn::Linear>(w[i], w[i + 1]));
+      if (i > 0) layers->push_back(ember::nn::ReLU());
+      layers->push_back(ember::nn::Linear(w[i], w[i + 1]));
     }
   }
   Tensor operator()(const Tensor& x) { return layers(x); }
-  std::vector<Tensor> parameters() { return layers.parameters(); }
+  std::vector<Tensor> parameters() { return layers->parameters(); }
 };
 
 struct Sgd {
   ember::optim::SGD sgd;
-  Sgd(std::vector<Tensor> parameters, double lr) : sgd(std::move(parameters), {.lr = lr}) {}
+  Sgd(std::vector<Tensor> parameters, double lr) : sgd(std::move(parameters), ember::optim::SGDOptions(lr)) {}
   void zero_grad() { sgd.zero_grad(); }
   void step() { sgd.step(); }
 };

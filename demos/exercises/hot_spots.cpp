@@ -44,7 +44,7 @@ std::string advice(const profiler::Verdict& verdict, double fraction_of_peak) {
 Result run(int steps, const profiler::MachinePeaks& peaks, const std::string& trace_path) {
   manual_seed(0);
   nn::Sequential model{nn::Linear(512, 1024), nn::ReLU(), nn::Linear(1024, 1024), nn::ReLU(), nn::Linear(1024, 10)};
-  optim::SGD optimizer(model->parameters(), {.lr = 0.01});
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.01));
   const Tensor inputs = randn({256, 512});
   const Tensor targets = randint(0, 10, {256});
   return profile_steps(

@@ -46,7 +46,7 @@ struct Setup {
 Curve run_loop(Keep keep, Device device, int steps) {
   manual_seed(0);
   Setup setup(device);
-  optim::SGD optimizer(setup.model->parameters(), {.lr = 0.01});
+  optim::SGD optimizer(setup.model->parameters(), optim::SGDOptions(0.01));
   std::vector<Tensor> kept_losses;
   std::vector<float> kept_numbers;
   auto step = [&] {

@@ -17,11 +17,13 @@ enum class WeightDecay { L2, Decoupled };  // Adam's, added to the gradient; Ada
 
 // PyTorch's checks, in its order; then Optimizer's own (empty list, non-leaf).
 AdamOptions checked(const AdamOptions& options) {
-  EMBER_CHECK(options.lr >= 0, "Invalid learning rate: ", options.lr);
-  EMBER_CHECK(options.eps >= 0, "Invalid epsilon value: ", options.eps);
-  EMBER_CHECK(options.betas[0] >= 0 && options.betas[0] < 1, "Invalid beta parameter at index 0: ", options.betas[0]);
-  EMBER_CHECK(options.betas[1] >= 0 && options.betas[1] < 1, "Invalid beta parameter at index 1: ", options.betas[1]);
-  EMBER_CHECK(options.weight_decay >= 0, "Invalid weight_decay value: ", options.weight_decay);
+  EMBER_CHECK(options.lr() >= 0, "Invalid learning rate: ", options.lr());
+  EMBER_CHECK(options.eps() >= 0, "Invalid epsilon value: ", options.eps());
+  EMBER_CHECK(options.betas()[0] >= 0 && options.betas()[0] < 1,
+              "Invalid beta parameter at index 0: ", options.betas()[0]);
+  EMBER_CHECK(options.betas()[1] >= 0 && options.betas()[1] < 1,
+              "Invalid beta parameter at index 1: ", options.betas()[1]);
+  EMBER_CHECK(options.weight_decay() >= 0, "Invalid weight_decay value: ", options.weight_decay());
   return options;
 }
 
@@ -31,15 +33,15 @@ void adam_update(Tensor& param, AdamState& state, const AdamOptions& options, We
     state.step = zeros({});     // torch.tensor(0.)
     state.exp_avg = zeros_like(param);
     state.exp_avg_sq = zeros_like(param);
-    if (options.amsgrad) state.max_exp_avg_sq = zeros_like(param);
+    if (options.amsgrad()) state.max_exp_avg_sq = zeros_like(param);
   }
-  const double lr = options.lr, beta1 = options.betas[0], beta2 = options.betas[1];
+  const double lr = options.lr(), beta1 = options.betas()[0], beta2 = options.betas()[1];
 
   state.step.add_(1);  // step_t += 1
   if (weight_decay == WeightDecay::Decoupled) {
-    param.mul_(1 - lr * options.weight_decay);  // param.mul_(1 - lr * weight_decay)
-  } else if (options.weight_decay != 0) {
-    grad = add(grad, param, options.weight_decay);  // grad = grad.add(param, alpha=weight_decay)
+    param.mul_(1 - lr * options.weight_decay());  // param.mul_(1 - lr * weight_decay)
+  } else if (options.weight_decay() != 0) {
+    grad = add(grad, param, options.weight_decay());  // grad = grad.add(param, alpha=weight_decay)
   }
   // Decay the first and second moment running average coefficient
   state.exp_avg.mul_(beta1).add_(grad, 1 - beta1);
@@ -52,12 +54,12 @@ void adam_update(Tensor& param, AdamState& state, const AdamOptions& options, We
   const double bias_correction2_sqrt = std::sqrt(bias_correction2);
 
   Tensor denom;
-  if (options.amsgrad) {
+  if (options.amsgrad()) {
     // torch.maximum(max_exp_avg_sqs[i], exp_avg_sq, out=max_exp_avg_sqs[i])
     state.max_exp_avg_sq.copy_(maximum(state.max_exp_avg_sq, state.exp_avg_sq));
-    denom = (state.max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(options.eps);
+    denom = (state.max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(options.eps());
   } else {
-    denom = (state.exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(options.eps);
+    denom = (state.exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(options.eps());
   }
   param.addcdiv_(state.exp_avg, denom, -step_size);
 }
@@ -79,7 +81,11 @@ Adam::Adam(std::vector<Tensor> parameters, AdamOptions options) : options_(check
 void Adam::step() { step_all(parameters_, state_, options_, WeightDecay::L2); }
 
 AdamW::AdamW(std::vector<Tensor> parameters, AdamWOptions options)
-    : options_(checked({options.lr, options.betas, options.eps, options.weight_decay, options.amsgrad})) {
+    : options_(checked(AdamOptions(options.lr())
+                           .betas(options.betas())
+                           .eps(options.eps())
+                           .weight_decay(options.weight_decay())
+                           .amsgrad(options.amsgrad()))) {
   set_parameters(std::move(parameters));
   state_.resize(parameters_.size());
 }

@@ -16,20 +16,25 @@
 
 namespace ember::optim {
 
+using Betas = std::array<double, 2>;  // (beta1, beta2), read with betas()[0] or std::get<0>(betas())
+
+// AdamOptions(1e-3).betas({0.9, 0.999}).weight_decay(1e-4), as libtorch's (optimizer.h: TORCH_ARG).
 struct AdamOptions {
-  double lr = 1e-3;
-  std::array<double, 2> betas = {0.9, 0.999};
-  double eps = 1e-8;
-  double weight_decay = 0;  // L2: added to the gradient
-  bool amsgrad = false;
+  AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  TORCH_ARG(double, lr);
+  TORCH_ARG(Betas, betas) = {0.9, 0.999};
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 0;  // L2: added to the gradient
+  TORCH_ARG(bool, amsgrad) = false;
 };
 
 struct AdamWOptions {
-  double lr = 1e-3;
-  std::array<double, 2> betas = {0.9, 0.999};
-  double eps = 1e-8;
-  double weight_decay = 1e-2;  // decoupled: the parameter shrinks by lr * weight_decay each step
-  bool amsgrad = false;
+  AdamWOptions(double lr = 1e-3) : lr_(lr) {}
+  TORCH_ARG(double, lr);
+  TORCH_ARG(Betas, betas) = {0.9, 0.999};
+  TORCH_ARG(double, eps) = 1e-8;
+  TORCH_ARG(double, weight_decay) = 1e-2;  // decoupled: the parameter shrinks by lr * weight_decay each step
+  TORCH_ARG(bool, amsgrad) = false;
 };
 
 // What Adam keeps for each parameter (torch's optimizer.state[p]), made at its first step.

@@ -9,12 +9,14 @@
 
 namespace ember::optim {
 
+// SGDOptions(0.01).momentum(0.9): the learning rate first, as libtorch's (and torch's, which requires it).
 struct SGDOptions {
-  double lr = 0.01;
-  double momentum = 0.0;
-  double dampening = 0.0;
-  double weight_decay = 0.0;
-  bool nesterov = false;
+  SGDOptions(double lr) : lr_(lr) {}
+  TORCH_ARG(double, lr);
+  TORCH_ARG(double, momentum) = 0;
+  TORCH_ARG(double, dampening) = 0;
+  TORCH_ARG(double, weight_decay) = 0;
+  TORCH_ARG(bool, nesterov) = false;
 };
 
 class SGD : public Optimizer {

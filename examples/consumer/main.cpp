@@ -8,7 +8,7 @@ int main() {
   using namespace ember;
   manual_seed(0);
   nn::Sequential model{nn::Linear(4, 8), nn::ReLU(), nn::Linear(8, 1)};
-  optim::SGD optimizer(model.parameters(), {.lr = 0.1});
+  optim::SGD optimizer(model->parameters(), optim::SGDOptions(0.1));
   const Tensor x = randn({16, 4});
   const Tensor y = x.sum({1}, /*keepdim=*/true);
   float first = 0, last = 0;

@@ -25,24 +25,29 @@ void bind_optimizers(py::module_& m) {
   py::class_<optim::SGD, optim::Optimizer>(m, "SGD").def(
       py::init([](const py::iterable& params, double lr, double momentum, double dampening, double weight_decay,
                   bool nesterov) {
-        return std::make_unique<optim::SGD>(parameters_from(params),
-                                            optim::SGDOptions{lr, momentum, dampening, weight_decay, nesterov});
+        return std::make_unique<optim::SGD>(parameters_from(params), optim::SGDOptions(lr)
+                                                                         .momentum(momentum)
+                                                                         .dampening(dampening)
+                                                                         .weight_decay(weight_decay)
+                                                                         .nesterov(nesterov));
       }),
       py::arg("params"), py::arg("lr"), py::arg("momentum") = 0.0, py::arg("dampening") = 0.0,
       py::arg("weight_decay") = 0.0, py::arg("nesterov") = false);
   py::class_<optim::Adam, optim::Optimizer>(m, "Adam").def(
       py::init([](const py::iterable& params, double lr, std::array<double, 2> betas, double eps, double weight_decay,
                   bool amsgrad) {
-        return std::make_unique<optim::Adam>(parameters_from(params),
-                                             optim::AdamOptions{lr, betas, eps, weight_decay, amsgrad});
+        return std::make_unique<optim::Adam>(
+            parameters_from(params),
+            optim::AdamOptions(lr).betas(betas).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad));
       }),
       py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::array<double, 2>{0.9, 0.999},
       py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("amsgrad") = false);
   py::class_<optim::AdamW, optim::Optimizer>(m, "AdamW")
       .def(py::init([](const py::iterable& params, double lr, std::array<double, 2> betas, double eps,
                        double weight_decay, bool amsgrad) {
-             return std::make_unique<optim::AdamW>(parameters_from(params),
-                                                   optim::AdamWOptions{lr, betas, eps, weight_decay, amsgrad});
+             return std::make_unique<optim::AdamW>(
+                 parameters_from(params),
+                 optim::AdamWOptions(lr).betas(betas).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad));
            }),
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::array<double, 2>{0.9, 0.999},
            py::arg("eps") = 1e-8, py::arg("weight_decay") = 1e-2, py::arg("amsgrad") = false);
