@@ -26,6 +26,7 @@
 #include "nn/init.h"
 #include "nn/layer_norm.h"
 #include "nn/linear.h"
+#include "nn/loss.h"
 #include "nn/module.h"
 #include "ops/indexing.h"
 #include "ops/ops.h"

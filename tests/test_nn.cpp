@@ -178,3 +178,15 @@ TEST_CASE("SGD updates in place without recording, bumping each parameter's vers
   CHECK(allclose(lin->weight(), w0 - 0.1));
   CHECK_THROWS_WITH(optim::SGD(lin->parameters(), optim::SGDOptions(-1)), "Invalid learning rate: -1");
 }
+
+TEST_CASE("a loss module calls its loss function with the reduction it was built with", "[nn]") {
+  const Tensor prediction = tensor({1.0, 2.0}), target = zeros({2});
+  nn::MSELoss mean_loss;
+  CHECK(mean_loss(prediction, target).item<double>() == 2.5);  // (1 + 4) / 2
+  CHECK(nn::MSELoss(Reduction::Sum)(prediction, target).item<double>() == 5.0);
+  const Tensor logits = tensor({0.5, -1.0, 2.0, 0.0, 1.0, -0.5}).view({2, 3});
+  const Tensor classes = from_vector<int64_t>({2, 0}, {2});
+  CHECK(equal(nn::CrossEntropyLoss()(logits, classes), cross_entropy(logits, classes)));
+  CHECK(equal(nn::NLLLoss(Reduction::Sum, 0)(log_softmax(logits, 1), classes),
+              nll_loss(log_softmax(logits, 1), classes, Reduction::Sum, 0)));  // class 0 ignored
+}
