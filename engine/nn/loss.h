@@ -16,33 +16,30 @@ class MSELossImpl : public Module {
 };
 TORCH_MODULE(MSELoss);
 
-class NLLLossImpl : public Module {
+// NLLLoss and CrossEntropyLoss: a loss of class-index targets, with its reduction and the class
+// whose targets it ignores.
+template <Tensor (*loss)(const Tensor&, const Tensor&, Reduction, int64_t)>
+class ClassIndexLossImpl : public Module {
  public:
-  explicit NLLLossImpl(Reduction reduction = Reduction::Mean, int64_t ignore_index = -100)
+  explicit ClassIndexLossImpl(Reduction reduction = Reduction::Mean, int64_t ignore_index = -100)
       : reduction_(reduction),
         ignore_index_(ignore_index) {}
-  Tensor forward(const Tensor& input, const Tensor& target) {
-    return nll_loss(input, target, reduction_, ignore_index_);
-  }
+  Tensor forward(const Tensor& input, const Tensor& target) { return loss(input, target, reduction_, ignore_index_); }
 
  private:
   Reduction reduction_;
   int64_t ignore_index_;
 };
+
+class NLLLossImpl : public ClassIndexLossImpl<nll_loss> {  // input: log-probabilities
+ public:
+  using ClassIndexLossImpl::ClassIndexLossImpl;
+};
 TORCH_MODULE(NLLLoss);
 
-class CrossEntropyLossImpl : public Module {
+class CrossEntropyLossImpl : public ClassIndexLossImpl<cross_entropy> {  // input: scores
  public:
-  explicit CrossEntropyLossImpl(Reduction reduction = Reduction::Mean, int64_t ignore_index = -100)
-      : reduction_(reduction),
-        ignore_index_(ignore_index) {}
-  Tensor forward(const Tensor& input, const Tensor& target) {
-    return cross_entropy(input, target, reduction_, ignore_index_);
-  }
-
- private:
-  Reduction reduction_;
-  int64_t ignore_index_;
+  using ClassIndexLossImpl::ClassIndexLossImpl;
 };
 TORCH_MODULE(CrossEntropyLoss);
 
