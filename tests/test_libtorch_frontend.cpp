@@ -250,3 +250,13 @@ TEST_CASE("torch::nn::functional names the ops the modules call", "[libtorch]") 
   CHECK(F::mse_loss(x, zeros({2, 2})).item<double>() == 7.5);  // (1 + 4 + 9 + 16) / 4
   CHECK(equal(F::dropout(x, 0.5, /*training=*/false), x));
 }
+
+TEST_CASE("named_parameters' items read as libtorch's key() and value(), or as pairs", "[libtorch]") {
+  nn::Linear fc(3, 2);
+  const NamedTensors named = fc->named_parameters();
+  REQUIRE(named.size() == 2);
+  CHECK((named[0].key() == "weight" && named[1].key() == "bias"));
+  CHECK(named[0].value().is_same(fc->weight()));
+  const auto& [name, tensor] = named[1];
+  CHECK((name == "bias" && tensor.is_same(fc->bias())));
+}

@@ -12,13 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/named_tensor.h"
 #include "core/tensor.h"
 #include "node.h"
 
 namespace ember::autograd {
-
-// name -> tensor, as Module::named_parameters() returns them.
-using NamedTensors = std::vector<std::pair<std::string, Tensor>>;
 
 // The graph behind `root` (or behind every tensor of `roots`, one picture) as dot text. Nodes are
 // numbered in the order they are first reached, so the same graph always gives the same text.

@@ -11,8 +11,8 @@ Tensor Parameter(const Tensor& data) {
   return leaf;
 }
 
-std::vector<std::pair<std::string, Tensor>> Module::named_parameters() const {
-  std::vector<std::pair<std::string, Tensor>> out;
+NamedTensors Module::named_parameters() const {
+  NamedTensors out;
   for (const auto& [name, tensor] : parameters_)
     if (tensor.defined()) out.emplace_back(name, tensor);  // an absent bias is not a parameter
   for (const auto& [child_name, child] : children_)

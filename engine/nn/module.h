@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/named_tensor.h"
 #include "module_holder.h"
 #include "ops/ops.h"
 
@@ -32,7 +33,7 @@ class Module {
   // All parameters of this module and, recursively, of its registered children.
   std::vector<Tensor> parameters() const;
   // The same with dotted names: "0.weight", "0.bias", "2.weight", ...
-  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  NamedTensors named_parameters() const;
   std::vector<Tensor> buffers() const;
   std::vector<std::shared_ptr<Module>> children() const;
   // The registered children with their names ("0", "1", ... in a Sequential), in registration order.

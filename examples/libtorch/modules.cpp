@@ -1,7 +1,7 @@
 // Modules as libtorch's "Using the PyTorch C++ Frontend" page writes them: a module of one's own
 // with register_module and register_parameter, a submodule held by its ModuleHolder (filled in the
 // constructor's initialiser, or from `{nullptr}` in its body), a forward that takes its Tensor by
-// value, TORCH_MODULE, a Sequential of holders, and a few steps of SGD.
+// value, TORCH_MODULE, parameters by name, a Sequential of holders, and a few steps of SGD.
 #include <iostream>
 
 #include "torch_or_ember.h"
@@ -29,6 +29,7 @@ int main() {
   torch::manual_seed(0);
   Net net(4, 5);
   for (const auto& p : net->parameters()) std::cout << p << std::endl;  // b, then linear's
+  for (const auto& pair : net->named_parameters()) std::cout << pair.key() << ": " << pair.value().sizes() << std::endl;
   std::cout << net(torch::ones({2, 4})) << std::endl;
 
   auto model = std::make_shared<TwoLayers>();

@@ -29,7 +29,7 @@ M& as(py::handle self) {
 // An absent bias or weight is None.
 py::object tensor_or_none(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
-py::list named(const std::vector<std::pair<std::string, Tensor>>& pairs) {
+py::list named(const NamedTensors& pairs) {
   py::list out;
   for (const auto& [name, tensor] : pairs) out.append(py::make_tuple(name, tensor));
   return out;
