@@ -39,6 +39,13 @@ void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
       map_elements<T, T, T>(
           out, {a, b}, [] __device__(T x, T y) { return minimum(x, y); }, "minimum");
       break;
+    case BinaryOp::Atan2:
+      if constexpr (std::is_integral_v<T>)
+        throw Error("ember: atan2 of integers must be promoted to floating point by the caller");
+      else
+        map_elements<T, T, T>(
+            out, {a, b}, [] __device__(T y, T x) { return atan2(y, x); }, "atan2");
+      break;
   }
 }
 

@@ -43,6 +43,13 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
         break;
       case BinaryOp::Maximum: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return maximum(x, y); }); break;
       case BinaryOp::Minimum: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return minimum(x, y); }); break;
+      case BinaryOp::Atan2:
+        if constexpr (std::is_integral_v<T>) {
+          throw Error("ember: atan2 of integers must be promoted to floating point by the caller");
+        } else {
+          map_elements<T, T, T>(out, {a, b}, [](T y, T x) { return std::atan2(y, x); });
+        }
+        break;
     }
   });
 }

@@ -184,6 +184,10 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
        [] {
          return V{cosine_leaf({2, 3})};
        }},
+      {"atan2 of a broadcast pair", [](const V& v) { return atan2(v[0], v[1] + 0.5); },
+       [] {
+         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
+       }},
       {"maximum and minimum", [](const V& v) { return maximum(v[0], v[1]) * minimum(v[0], v[1]); },
        [] {
          return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};

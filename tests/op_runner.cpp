@@ -113,6 +113,7 @@ const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
       {"gt_scalar", [](const Inputs& in, const json& args) { return one(gt(in[0], scalar_arg(args["other"]))); }},
       {"where", [](const Inputs& in, const json&) { return one(where(in[0], in[1], in[2])); }},
       {"maximum", [](const Inputs& in, const json&) { return one(maximum(in[0], in[1])); }},
+      {"atan2", [](const Inputs& in, const json&) { return one(atan2(in[0], in[1])); }},
       {"minimum", [](const Inputs& in, const json&) { return one(minimum(in[0], in[1])); }},
       {"clamp", [](const Inputs& in,
                    const json& args) { return one(clamp(in[0], bound_arg(args["min"]), bound_arg(args["max"]))); }},

@@ -76,6 +76,16 @@ struct DivBackward0 {  // self / other
     return {needs[0] ? g / b : Tensor(), needs[1] ? -g * a / (b * b) : Tensor()};
   }
 };
+struct Atan2Backward0 {  // d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
+  static constexpr const char* name = "Atan2Backward0";
+  SavedTensor self, other;
+  auto saved() { return std::tie(self, other); }
+  Grads apply(const Tensor& g, Needs needs) const {
+    const Tensor y = self.unpack(), x = other.unpack();  // in the order saved, as PyTorch unpacks
+    const Tensor reciprocal = pow(y * y + x * x, -1);    // PyTorch's atan2_backward
+    return {needs[0] ? g * x * reciprocal : Tensor(), needs[1] ? g * -y * reciprocal : Tensor()};
+  }
+};
 struct AddcmulBackward0 {  // self + value * tensor1 * tensor2; each tensor saved only for the other's gradient
   static constexpr const char* name = "AddcmulBackward0";
   SavedTensor tensor1, tensor2;
@@ -387,18 +397,18 @@ struct NllLossBackward0 {  // -g at each target's log-probability; inputs: self,
 // The one list of node kinds. A test checks that each one is produced by a fixture or gradcheck case.
 using BackwardFunction = std::variant<
     AccumulateGrad, AddBackward0, SubBackward0, RsubBackward1, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
-    MulBackward0, DivBackward0, AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0,
-    SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0, AbsBackward0,
-    WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0, ClampMaxBackward0,
-    SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1, MinBackward1, MaxBackward0, MinBackward0,
-    MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0, MvBackward0, SoftmaxBackward0, LogSoftmaxBackward0,
-    NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0, CatBackward0, StackBackward0, ToCopyBackward0,
-    CloneBackward0, ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1,
-    SqueezeBackward3, UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0, PermuteBackward0,
-    SelectBackward0, SliceBackward0, AsStridedBackward0, TransposeBackward1, TBackward1, SqueezeBackward2,
-    UnsqueezeBackward1, AsStridedBackward1, UnbindBackward0, SplitBackward0, SplitWithSizesBackward0, VarMeanBackward0,
-    UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0, DiagonalBackward0, FillBackward2, ZeroBackward0,
-    UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards,
-    CopySlices, ThresholdBackwardBackward0, NllLossBackwardBackward0, CustomFunction>;
+    Atan2Backward0, MulBackward0, DivBackward0, AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0,
+    LogBackward0, SqrtBackward0, PowBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, SignBackward0,
+    AbsBackward0, WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0,
+    ClampMaxBackward0, SumBackward0, SumBackward1, MeanBackward0, MeanBackward1, MaxBackward1, MinBackward1,
+    MaxBackward0, MinBackward0, MmBackward0, AddmmBackward0, BmmBackward0, DotBackward0, MvBackward0, SoftmaxBackward0,
+    LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0, CatBackward0, StackBackward0,
+    ToCopyBackward0, CloneBackward0, ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0,
+    SqueezeBackward1, SqueezeBackward3, UnsqueezeBackward0, ExpandBackward0, TransposeBackward0, TBackward0,
+    PermuteBackward0, SelectBackward0, SliceBackward0, AsStridedBackward0, TransposeBackward1, TBackward1,
+    SqueezeBackward2, UnsqueezeBackward1, AsStridedBackward1, UnbindBackward0, SplitBackward0, SplitWithSizesBackward0,
+    VarMeanBackward0, UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0, DiagonalBackward0, FillBackward2,
+    ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0,
+    CopyBackwards, CopySlices, ThresholdBackwardBackward0, NllLossBackwardBackward0, CustomFunction>;
 
 }  // namespace ember::autograd

@@ -20,6 +20,7 @@ const std::map<std::string, std::vector<std::string>>& names_table() {
   static const std::map<std::string, std::vector<std::string>> table{
       {"MulBackward0", {"self", "other"}},
       {"DivBackward0", {"self", "other"}},
+      {"Atan2Backward0", {"self", "other"}},
       {"AddcmulBackward0", {"tensor1", "tensor2"}},
       {"AddcdivBackward0", {"tensor1", "tensor2"}},
       {"ExpBackward0", {"result"}},

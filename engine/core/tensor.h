@@ -246,6 +246,7 @@ class Tensor {
   Tensor clamp_min(Scalar min) const;
   Tensor clamp_max(Scalar max) const;
   Tensor maximum(const Tensor& other) const;
+  Tensor atan2(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
   Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;

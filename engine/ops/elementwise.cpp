@@ -13,8 +13,8 @@ namespace ember::elementwise {
 namespace {
 
 DType binary_result_dtype(BinaryOp op, DType promoted) {
-  // True division of integers gives the default floating dtype.
-  if (op == BinaryOp::Div && !is_floating_point(promoted)) return kFloat32;
+  // True division and atan2 of integers give the default floating dtype.
+  if ((op == BinaryOp::Div || op == BinaryOp::Atan2) && !is_floating_point(promoted)) return kFloat32;
   return promoted;
 }
 

@@ -69,7 +69,8 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
-Tensor add(const Tensor& a, Scalar b);  // libtorch's Scalar overloads: AddBackward1 (number_ops.cpp)
+Tensor atan2(const Tensor& self, const Tensor& other);  // the angle of the point (other, self)
+Tensor add(const Tensor& a, Scalar b);                  // libtorch's Scalar overloads: AddBackward1 (number_ops.cpp)
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, Scalar b);

@@ -68,6 +68,11 @@ struct Div : FunctionalOp {
     return {saved_if(b.requires_grad(), a), b};  // both gradients read b
   }
 };
+struct Atan2 : FunctionalOp {
+  static constexpr const char* name = "aten::atan2";
+  static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Atan2, a, b, 1); }
+  static Atan2Backward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
 struct Neg : FunctionalOp {
   static constexpr const char* name = "aten::neg";
   static Tensor compute(const Tensor& a) {
@@ -270,6 +275,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Add>(a,
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Sub>(a, b, alpha); }
 Tensor mul(const Tensor& a, const Tensor& b) { return call<Mul>(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return call<Div>(a, b); }
+Tensor atan2(const Tensor& self, const Tensor& other) { return call<Atan2>(self, other); }
 
 Tensor neg(const Tensor& a) { return call<Neg>(a); }
 Tensor exp(const Tensor& a) { return call<Exp>(a); }

@@ -41,6 +41,7 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }
 Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
+Tensor Tensor::atan2(const Tensor& other) const { return ember::atan2(*this, other); }
 Tensor Tensor::minimum(const Tensor& other) const { return ember::minimum(*this, other); }
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, Scalar value) const {
   return ember::addcmul(*this, t1, t2, value);

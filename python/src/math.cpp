@@ -77,6 +77,7 @@ void bind_math(py::module_& m, TensorClass& tensor) {
       .def("relu_", &Tensor::relu_, py::return_value_policy::reference);
 
   method_and_function(tensor, m, "maximum", &maximum, py::arg("other"));
+  method_and_function(tensor, m, "atan2", &ember::atan2, py::arg("other"));
   method_and_function(tensor, m, "minimum", &minimum, py::arg("other"));
   method_and_function(tensor, m, "clamp", &clamp, py::arg("min") = py::none(), py::arg("max") = py::none());
   method_and_function(tensor, m, "clamp_min", &clamp_min, py::arg("min"));
