@@ -19,7 +19,7 @@ Tensor storage_buffer(const Geometry& a, const Geometry& b, const Tensor& like) 
     for (int64_t d = 0; d < g.sizes.size(); ++d) index += std::max<int64_t>(g.sizes[d] - 1, 0) * g.strides[d];
     return index;
   };
-  return zeros({std::max(last(a), last(b)) + 1}, Options(like.dtype()).device(like.device()));
+  return zeros({std::max(last(a), last(b)) + 1}, like.options());
 }
 
 // Under create_graph the buffer has a history, and the views of it must record theirs.
@@ -34,8 +34,7 @@ Tensor strided(const Tensor& buffer, const Geometry& g) {
 // ATen's as_strided_backward, the result is the base's view of the buffer, at version 2 (its
 // at::zeros and the copy_ each count a write), or plain zeros (version 1) when either is empty.
 Tensor as_strided_backward(const Tensor& g, const Geometry& view, const Geometry& base) {
-  if (product(view.sizes) == 0 || product(base.sizes) == 0)
-    return counted_writes(zeros(base.sizes, Options(g.dtype()).device(g.device())), 1);
+  if (product(view.sizes) == 0 || product(base.sizes) == 0) return counted_writes(zeros(base.sizes, g.options()), 1);
   Tensor buffer = counted_writes(storage_buffer(view, base, g), 1);
   strided(buffer, view).copy_(g);
   return strided(buffer, base);

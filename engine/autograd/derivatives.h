@@ -137,7 +137,7 @@ struct PowBackward0 {  // d x^e = e x^(e-1)
   auto saved() { return std::tie(self); }
   Grads apply(const Tensor& g, Needs) const {
     const Tensor x = self.unpack();  // even when exponent 0 does not need it: a freed graph is detected
-    if (exponent == 0) return {zeros(x.sizes(), Options(x.dtype()).device(x.device()))};  // contiguous, as ATen's
+    if (exponent == 0) return {zeros(x.sizes(), x.options())};  // contiguous, as ATen's
     return {g * x.pow(exponent - 1) * exponent};
   }
 };

@@ -23,7 +23,7 @@ Tensor unpack_output(const SavedTensor& result) {
 // Under create_graph the copy is an ordinary (recorded) copy_ into the region, so the gradient can
 // be differentiated again; otherwise it writes below autograd, as ATen's select_backward does.
 Tensor embedded(const Tensor& g, const Dims& sizes, const std::function<Tensor(const Tensor&)>& region) {
-  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
+  Tensor grad_input = zeros(sizes, g.options());
   if (GradMode::is_enabled()) region(grad_input).copy_(g);
   else internal::copy_into_new_tensor(region(grad_input), g);
   return grad_input;
@@ -34,9 +34,7 @@ Tensor counted_writes(Tensor grad, int writes) {
   return grad;
 }
 
-Tensor constant_like(const Tensor& g, Scalar value) {
-  return scalar_tensor(value, Options(g.dtype()).device(g.device()));
-}
+Tensor constant_like(const Tensor& g, Scalar value) { return scalar_tensor(value, g.options()); }
 
 Tensor scaled(const Tensor& g, Scalar factor) {
   if (factor.to_double() == 1) return g;
@@ -108,7 +106,7 @@ Tensor scatter_along(const Tensor& g, const Tensor& indices, const Dims& sizes, 
     const Tensor chosen = eq(positions, unsqueeze ? indices.unsqueeze(dim) : indices);
     return where(chosen, unsqueeze ? g.unsqueeze(dim) : g, constant_like(g, 0));
   }
-  Tensor grad_input = zeros(sizes, Options(g.dtype()).device(g.device()));
+  Tensor grad_input = zeros(sizes, g.options());
   internal::scatter_into_new_tensor(grad_input, dim, unsqueeze ? indices.unsqueeze(dim) : indices,
                                     unsqueeze ? g.unsqueeze(dim) : g);
   return grad_input;

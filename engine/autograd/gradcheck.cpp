@@ -265,7 +265,7 @@ AnalyticalJacobians analytical_jacobians(const std::vector<Tensor>& inputs, cons
   AnalyticalJacobians result;
   for (const Tensor& input : wrt) result.jacobians.push_back(zeros({input.numel(), output.numel()}, kFloat64));
   for (int64_t m = 0; m < output.numel(); ++m) {
-    Tensor one_hot = zeros(output.sizes(), Options(output.dtype()).device(output.device()));
+    Tensor one_hot = zeros(output.sizes(), output.options());
     one_hot.view({-1})[m].fill_(1);
     for (size_t j = 0; j < wrt.size(); ++j) {
       const Tensor row = backward_of(output, wrt, one_hot, j), again = backward_of(output, wrt, one_hot, j);

@@ -8,10 +8,23 @@
 
 namespace ember::nn {
 
-class SequentialImpl : public Module {
+// What both containers are: children named "0", "1", ... in the order they were appended, each a
+// module's shared_ptr or a holder of one.
+class ChildList : public Module {
+ public:
+  void push_back(std::shared_ptr<Module> module);
+  template <typename Impl>
+  void push_back(const ModuleHolder<Impl>& holder) {
+    push_back(std::shared_ptr<Module>(holder.ptr()));
+  }
+  size_t size() const { return children().size(); }
+  std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
+};
+
+class SequentialImpl : public ChildList {
  public:
   SequentialImpl() = default;
-  // Sequential{Linear(512, 512), ReLU(), Linear(512, 512)}: children are named "0", "1", ...
+  // Sequential{Linear(512, 512), ReLU(), Linear(512, 512)}.
   // Write it with braces: C++ evaluates the arguments of a parenthesised call in an unspecified
   // order (GCC: right to left), so with parentheses the Linears would draw their random initial
   // weights in the opposite order from PyTorch; a braced list is evaluated left to right.
@@ -19,26 +32,12 @@ class SequentialImpl : public Module {
   explicit SequentialImpl(Modules&&... modules) {
     (push_back(std::forward<Modules>(modules)), ...);
   }
-  void push_back(std::shared_ptr<Module> module);
-  template <typename Impl>
-  void push_back(const ModuleHolder<Impl>& holder) {
-    push_back(std::shared_ptr<Module>(holder.ptr()));
-  }
   Tensor forward(const Tensor& input) override;
-  size_t size() const { return children().size(); }
-  std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
 };
 TORCH_MODULE(Sequential);
 
-class ModuleListImpl : public Module {
+class ModuleListImpl : public ChildList {
  public:
-  void push_back(std::shared_ptr<Module> module);
-  template <typename Impl>
-  void push_back(const ModuleHolder<Impl>& holder) {
-    push_back(std::shared_ptr<Module>(holder.ptr()));
-  }
-  size_t size() const { return children().size(); }
-  std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
   Tensor forward(const Tensor&) override;  // raises: a ModuleList is not callable, as in PyTorch
 };
 TORCH_MODULE(ModuleList);

@@ -23,7 +23,7 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
   return layer_norm(input, normalized_shape_, weight(), bias(), eps_);
 }
 
-void SequentialImpl::push_back(std::shared_ptr<Module> module) {
+void ChildList::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(children().size()), std::move(module));
 }
 
@@ -31,10 +31,6 @@ Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& child : children()) x = child->forward(x);
   return x;
-}
-
-void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
-  register_module(std::to_string(children().size()), std::move(module));
 }
 
 Tensor ModuleListImpl::forward(const Tensor&) {

@@ -16,10 +16,10 @@ struct Dropout : CompositeOp {
     EMBER_CHECK(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, but got ",
                 internal::python_float_repr(p));
     if (p == 0 || !training || input.numel() == 0) return input;
-    if (p == 1) return input * zeros({}, Options(input.dtype()).device(input.device()));
+    if (p == 1) return input * zeros({}, input.options());
     // Row-major whatever the input's layout (PyTorch's LEGACY_CONTIGUOUS_MEMORY_FORMAT), so the
     // mask is drawn in the input's logical order.
-    Tensor noise = empty(input.sizes(), Options(input.dtype()).device(input.device()));
+    Tensor noise = empty(input.sizes(), input.options());
     bernoulli_(noise, 1 - p);
     noise.div_(1 - p);
     return input * noise;

@@ -130,43 +130,27 @@ Tensor div(const Tensor& a, Scalar b) { return call<DivNumber<false>>(a, b); }
 Tensor rsub(const Tensor& a, Scalar b) { return call<Rsub>(a, b); }
 
 // ---- in-place methods ----
-Tensor& Tensor::add_(Scalar other) {
-  call<AddNumberInPlace<false>>(*this, other);
-  return *this;
+namespace {
+template <typename Op>
+Tensor& in_place(Tensor& self, Scalar other) {
+  call<Op>(self, other);
+  return self;
 }
-Tensor& Tensor::sub_(Scalar other) {
-  call<SubNumberInPlace<false>>(*this, other);
-  return *this;
-}
-Tensor& Tensor::mul_(Scalar other) {
-  call<MulNumberInPlace<false>>(*this, other);
-  return *this;
-}
-Tensor& Tensor::div_(Scalar other) {
-  call<DivNumberInPlace<false>>(*this, other);
-  return *this;
-}
+}  // namespace
+
+Tensor& Tensor::add_(Scalar other) { return in_place<AddNumberInPlace<false>>(*this, other); }
+Tensor& Tensor::sub_(Scalar other) { return in_place<SubNumberInPlace<false>>(*this, other); }
+Tensor& Tensor::mul_(Scalar other) { return in_place<MulNumberInPlace<false>>(*this, other); }
+Tensor& Tensor::div_(Scalar other) { return in_place<DivNumberInPlace<false>>(*this, other); }
 
 namespace wrapped_number {
 Tensor add(const Tensor& a, Scalar b) { return call<AddNumber<true>>(a, b); }
 Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber<true>>(a, b); }
 Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber<true>>(a, b); }
 Tensor div(const Tensor& a, Scalar b) { return call<DivNumber<true>>(a, b); }
-Tensor& add_(Tensor& self, Scalar other) {
-  call<AddNumberInPlace<true>>(self, other);
-  return self;
-}
-Tensor& sub_(Tensor& self, Scalar other) {
-  call<SubNumberInPlace<true>>(self, other);
-  return self;
-}
-Tensor& mul_(Tensor& self, Scalar other) {
-  call<MulNumberInPlace<true>>(self, other);
-  return self;
-}
-Tensor& div_(Tensor& self, Scalar other) {
-  call<DivNumberInPlace<true>>(self, other);
-  return self;
-}
+Tensor& add_(Tensor& self, Scalar other) { return in_place<AddNumberInPlace<true>>(self, other); }
+Tensor& sub_(Tensor& self, Scalar other) { return in_place<SubNumberInPlace<true>>(self, other); }
+Tensor& mul_(Tensor& self, Scalar other) { return in_place<MulNumberInPlace<true>>(self, other); }
+Tensor& div_(Tensor& self, Scalar other) { return in_place<DivNumberInPlace<true>>(self, other); }
 }  // namespace wrapped_number
 }  // namespace ember

@@ -112,49 +112,47 @@ void bind_layers(py::module_& m) {
       .def_property_readonly("eps", &nn::LayerNormImpl::eps);
 }
 
+// append, len() and [i], which both containers have from nn::ChildList.
+template <typename Class>
+void bind_child_list(Class& container) {
+  using Container = typename Class::type;
+  container
+      .def(
+          "append",
+          [](py::object self, std::shared_ptr<Module> module) {
+            as<Container>(self).push_back(std::move(module));
+            return self;
+          },
+          py::arg("module"), py::keep_alive<1, 2>())
+      .def("__len__", &Container::size)
+      .def("__getitem__", [](const Container& list, int64_t i) {
+        const int64_t size = static_cast<int64_t>(list.size());
+        if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
+        return list[static_cast<size_t>(i < 0 ? i + size : i)];
+      });
+}
+
 // Sequential(a, b, c) and ModuleList([a, b]): the *args tuple or the list is kept alive with the
 // container (keep_alive<1, 2>), and with it any module written in Python.
 void bind_containers(py::module_& m) {
-  module_class<nn::SequentialImpl>(m, "Sequential")
-      .def(py::init([](py::args modules) {
-             auto sequential = std::make_shared<nn::SequentialImpl>();
-             for (py::handle module : modules) sequential->push_back(module.cast<std::shared_ptr<Module>>());
-             return sequential;
-           }),
-           py::keep_alive<1, 2>())
-      .def(
-          "append",
-          [](py::object self, std::shared_ptr<Module> module) {
-            as<nn::SequentialImpl>(self).push_back(std::move(module));
-            return self;
-          },
-          py::arg("module"), py::keep_alive<1, 2>())
-      .def("__len__", &nn::SequentialImpl::size)
-      .def("__getitem__", [](const nn::SequentialImpl& s, int64_t i) {
-        const int64_t size = static_cast<int64_t>(s.size());
-        if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
-        return s[static_cast<size_t>(i < 0 ? i + size : i)];
-      });
-  module_class<nn::ModuleListImpl>(m, "ModuleList")
-      .def(py::init([](std::optional<std::vector<std::shared_ptr<Module>>> modules) {
-             auto list = std::make_shared<nn::ModuleListImpl>();
-             for (auto& module : modules.value_or(std::vector<std::shared_ptr<Module>>{})) list->push_back(module);
-             return list;
-           }),
-           py::arg("modules") = py::none(), py::keep_alive<1, 2>())
-      .def(
-          "append",
-          [](py::object self, std::shared_ptr<Module> module) {
-            as<nn::ModuleListImpl>(self).push_back(std::move(module));
-            return self;
-          },
-          py::arg("module"), py::keep_alive<1, 2>())
-      .def("__len__", &nn::ModuleListImpl::size)
-      .def("__getitem__", [](const nn::ModuleListImpl& l, int64_t i) {
-        const int64_t size = static_cast<int64_t>(l.size());
-        if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
-        return l[static_cast<size_t>(i < 0 ? i + size : i)];
-      });
+  auto sequential = module_class<nn::SequentialImpl>(m, "Sequential")
+                        .def(py::init([](py::args modules) {
+                               auto sequential = std::make_shared<nn::SequentialImpl>();
+                               for (py::handle module : modules)
+                                 sequential->push_back(module.cast<std::shared_ptr<Module>>());
+                               return sequential;
+                             }),
+                             py::keep_alive<1, 2>());
+  bind_child_list(sequential);
+  auto list = module_class<nn::ModuleListImpl>(m, "ModuleList")
+                  .def(py::init([](std::optional<std::vector<std::shared_ptr<Module>>> modules) {
+                         auto list = std::make_shared<nn::ModuleListImpl>();
+                         for (auto& module : modules.value_or(std::vector<std::shared_ptr<Module>>{}))
+                           list->push_back(module);
+                         return list;
+                       }),
+                       py::arg("modules") = py::none(), py::keep_alive<1, 2>());
+  bind_child_list(list);
 }
 
 }  // namespace
