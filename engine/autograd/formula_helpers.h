@@ -85,6 +85,11 @@ Tensor mm_mat2_backward(const Tensor& g, const Tensor& mat1, bool mat2_column_ma
 // Sums `grad` over the dims that were broadcast to reach it from `sizes`.
 Tensor sum_to(const Tensor& grad, const Dims& sizes);
 
+// The node kinds of one section of derivatives (pointwise_derivatives.h, ...), which derivatives.h
+// joins into BackwardFunction.
+template <typename... Nodes>
+struct NodeList {};
+
 // A node's saved tensors: its saved(), or none for a node that keeps no tensor (the engine frees
 // and lists them through this).
 template <typename Backward>

@@ -3,7 +3,6 @@
 // box again when a tensor is both saved and a leaf, and lets Graphviz keep the last attributes).
 #include "graph_dot.h"
 
-#include <map>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -13,51 +12,6 @@
 namespace ember::autograd {
 
 namespace {
-
-// The field names of derivatives.h's saved(), which are PyTorch's (grad_fn._saved_<name>).
-// tests/test_graph_dot.cpp checks that every node kind with saved tensors is here, with as many.
-const std::map<std::string, std::vector<std::string>>& names_table() {
-  static const std::map<std::string, std::vector<std::string>> table{
-      {"MulBackward0", {"self", "other"}},
-      {"DivBackward0", {"self", "other"}},
-      {"Atan2Backward0", {"self", "other"}},
-      {"AddcmulBackward0", {"tensor1", "tensor2"}},
-      {"AddcdivBackward0", {"tensor1", "tensor2"}},
-      {"ExpBackward0", {"result"}},
-      {"LogBackward0", {"self"}},
-      {"SqrtBackward0", {"result"}},
-      {"PowBackward0", {"self"}},
-      {"AbsBackward0", {"self"}},
-      {"ReluBackward0", {"result"}},
-      {"SigmoidBackward0", {"result"}},
-      {"TanhBackward0", {"result"}},
-      {"WhereBackward0", {"condition"}},
-      {"MaximumBackward0", {"self", "other"}},
-      {"MinimumBackward0", {"self", "other"}},
-      {"ClampBackward1", {"self"}},
-      {"ClampMinBackward0", {"self"}},
-      {"ClampMaxBackward0", {"self"}},
-      {"MeanBackward1", {"self"}},
-      {"VarMeanBackward0", {"self"}},
-      {"MaxBackward1", {"self", "result"}},
-      {"MinBackward1", {"self", "result"}},
-      {"MaxBackward0", {"indices"}},
-      {"MinBackward0", {"indices"}},
-      {"MmBackward0", {"self", "mat2"}},
-      {"AddmmBackward0", {"mat1", "mat2"}},
-      {"BmmBackward0", {"self", "mat2"}},
-      {"DotBackward0", {"self", "tensor"}},
-      {"MvBackward0", {"self", "vec"}},
-      {"SoftmaxBackward0", {"result"}},
-      {"LogSoftmaxBackward0", {"result"}},
-      {"NativeLayerNormBackward0", {"input", "weight", "mean", "rstd"}},
-      {"MseLossBackward0", {"self", "target"}},
-      {"NllLossBackward0", {"target"}},
-      {"ThresholdBackwardBackward0", {"self"}},
-      {"NllLossBackwardBackward0", {"target"}},
-  };
-  return table;
-}
 
 // A node's saved tensors with their names (a CopySlices shows those of the op it wraps), unpacked.
 std::vector<std::pair<std::string, Tensor>> named_saved_tensors(Node& node) {
@@ -191,11 +145,6 @@ class DotWriter {
 };
 
 }  // namespace
-
-std::vector<std::string> saved_tensor_names(const std::string& node_name) {
-  const auto found = names_table().find(node_name);
-  return found == names_table().end() ? std::vector<std::string>{} : found->second;
-}
 
 std::string to_dot(const Tensor& root, const NamedTensors& named_parameters) {
   return to_dot(std::vector<Tensor>{root}, named_parameters);

@@ -25,8 +25,4 @@ namespace ember::autograd {
 std::string to_dot(const Tensor& root, const NamedTensors& named_parameters = {});
 std::string to_dot(const std::vector<Tensor>& roots, const NamedTensors& named_parameters = {});
 
-// PyTorch's names for what a node of kind `node_name` saved, in the order of its saved tensors (derivatives.h's
-// saved()): MulBackward0 -> {"self", "other"}. Empty for a node that saves nothing.
-std::vector<std::string> saved_tensor_names(const std::string& node_name);
-
 }  // namespace ember::autograd

@@ -1,7 +1,6 @@
 // The backward nodes of the ops that join, copy, move or overwrite tensors, one group of
-// derivatives.h's nodes kept in a file of its own (derivatives.h includes it and lists them in
-// BackwardFunction): each gives every input its share of the gradient unchanged, or none where
-// the op overwrote the values.
+// derivatives.h's nodes kept in a file of its own (derivatives.h lists the sections): each gives every input its share
+// of the gradient unchanged, or none where the op overwrote the values.
 #pragma once
 #include "formula_helpers.h"
 #include "ops/ops.h"
@@ -60,4 +59,10 @@ struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old valu
   static constexpr const char* name = "torch::autograd::CopyBackwards";
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
 };
+
+// This section's nodes, for BackwardFunction (derivatives.h).
+using MovementNodes =
+    NodeList<CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, FillBackward2, ZeroBackward0,
+             UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards>;
+
 }  // namespace ember::autograd

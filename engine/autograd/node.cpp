@@ -4,8 +4,9 @@
 #include "node.h"
 
 #include "autograd_meta.h"
-#include "graph_dot.h"
 
+#include <algorithm>
+#include <string_view>
 #include <unordered_set>
 
 namespace ember::autograd {
@@ -56,26 +57,44 @@ Grads Node::apply(const Tensor& grad_output) const {
   return apply(grad_outputs, wanted);
 }
 
+namespace {
+
+// `each(name, saved)` for every tensor `fn` saved, named as its EMBER_SAVED_TENSORS says.
+template <typename Each>
+void for_each_saved(BackwardFunction& fn, Each each) {
+  if (auto* custom = std::get_if<CustomFunction>(&fn)) {
+    for (SavedTensor& saved : custom->backward->saved) each("saved_tensors", saved);
+    return;
+  }
+  std::visit(
+      [&](auto& backward) {
+        using Backward = std::decay_t<decltype(backward)>;
+        if constexpr (requires { Backward::saved_names; }) {
+          std::string_view names = Backward::saved_names;  // "self, other"
+          auto next_name = [&names] {
+            const size_t end = std::min(names.find(','), names.size());
+            const std::string_view name = names.substr(0, end);
+            names.remove_prefix(std::min(end + 2, names.size()));  // past ", "
+            return name;
+          };
+          std::apply([&](auto&... saved) { (each(next_name(), saved), ...); }, backward.saved());
+        }
+      },
+      fn);
+  if (auto* copy_slices = std::get_if<CopySlices>(&fn))  // the op it wraps keeps them
+    for_each_saved(copy_slices->fn->fn, each);
+}
+
+}  // namespace
+
 void Node::release() {
-  for (auto& [name, saved] : named_saved_tensors()) saved->release();
+  for_each_saved(fn, [](std::string_view, SavedTensor& saved) { saved.release(); });
   if (auto* custom = std::get_if<CustomFunction>(&fn)) custom->backward->has_freed_buffers = true;
 }
 
 std::vector<std::pair<std::string, SavedTensor*>> Node::named_saved_tensors() {
   std::vector<std::pair<std::string, SavedTensor*>> found;
-  if (auto* custom = std::get_if<CustomFunction>(&fn)) {
-    for (SavedTensor& saved : custom->backward->saved) found.emplace_back("saved_tensors", &saved);
-    return found;
-  }
-  const std::vector<std::string> names = saved_tensor_names(name());
-  std::visit(
-      [&](auto& backward) {
-        std::apply([&](auto&... saved) { (found.emplace_back("", &saved), ...); }, saved_tensors_of(backward));
-      },
-      fn);
-  for (size_t i = 0; i < found.size() && i < names.size(); ++i) found[i].first = names[i];
-  if (auto* copy_slices = std::get_if<CopySlices>(&fn))  // the op it wraps keeps them
-    for (auto& named : copy_slices->fn->named_saved_tensors()) found.push_back(std::move(named));
+  for_each_saved(fn, [&](std::string_view name, SavedTensor& saved) { found.emplace_back(name, &saved); });
   return found;
 }
 

@@ -25,6 +25,7 @@
 #include <any>
 #include <cstdint>
 #include <memory>
+#include <tuple>
 
 #include "core/tensor.h"
 #include "saved_tensors_hooks.h"
@@ -94,5 +95,14 @@ class SavedTensor {
 
 // `t` saved when `needed`, else nothing (see Note [Saving only what a gradient reads]).
 inline SavedTensor saved_if(bool needed, const Tensor& t) { return needed ? SavedTensor(t) : SavedTensor(); }
+
+// A node's saved tensors, named once. In a node of derivatives.h, `EMBER_SAVED_TENSORS(self, other);`
+// declares the fields `SavedTensor self, other;`, `saved()` (the list the engine frees after backward
+// and the hooks see, in this order) and `saved_names`, "self, other": PyTorch's names for them, which
+// Python reads as grad_fn._saved_self and the graph pictures print (graph_dot.h).
+#define EMBER_SAVED_TENSORS(...)                 \
+  SavedTensor __VA_ARGS__;                       \
+  auto saved() { return std::tie(__VA_ARGS__); } \
+  static constexpr const char* saved_names = #__VA_ARGS__
 
 }  // namespace ember::autograd

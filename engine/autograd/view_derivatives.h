@@ -1,7 +1,6 @@
-// The backward nodes of the view ops, one group of derivatives.h's nodes kept in a file of its own
-// (derivatives.h includes it and lists them in BackwardFunction): each maps the gradient of a view
-// back onto the layout of the tensor it views, as PyTorch's derivatives.yaml entries for the view
-// ops do.
+// The backward nodes of the view ops, one section of autograd's formulas (derivatives.h lists the
+// sections): each maps the gradient of a view back onto the layout of the tensor it views, as
+// PyTorch's derivatives.yaml entries for the view ops do.
 #pragma once
 #include "formula_helpers.h"
 #include "ops/ops.h"
@@ -134,5 +133,13 @@ struct DiagonalBackward0 {  // g placed on the diagonal of a zero tensor
     return {embedded(g, self_sizes, [&](const Tensor& t) { return diagonal(t, offset, dim1, dim2); })};
   }
 };
+
+// This section's nodes, for BackwardFunction (derivatives.h).
+using ViewNodes =
+    NodeList<ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1,
+             SqueezeBackward2, SqueezeBackward3, UnsqueezeBackward0, UnsqueezeBackward1, ExpandBackward0,
+             TransposeBackward0, TBackward0, TransposeBackward1, TBackward1, PermuteBackward0, SelectBackward0,
+             SliceBackward0, AsStridedBackward0, AsStridedBackward1, UnbindBackward0, SplitBackward0,
+             SplitWithSizesBackward0, UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0, DiagonalBackward0>;
 
 }  // namespace ember::autograd
