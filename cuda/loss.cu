@@ -1,9 +1,11 @@
-// nll_loss on the GPU: one thread per row. The forward pass also counts the rows it used and
-// reports the first target out of bounds, which the host turns into PyTorch's error (PyTorch's
-// own CUDA kernel asserts on the device instead, which kills the process).
+// nll_loss on the GPU: one thread per row, the backward pass's row being the CPU kernel's
+// (kernels/nll_loss_backward.h). The forward pass also counts the rows it used and reports the
+// first target out of bounds, which the host turns into PyTorch's error (PyTorch's own CUDA kernel
+// asserts on the device instead, which kills the process).
 #include "core/allocator.h"
 #include "device_loops.cuh"
 #include "kernels/kernel_list.h"
+#include "kernels/nll_loss_backward.h"
 
 namespace ember::kernels::cuda {
 
@@ -35,22 +37,6 @@ void nll_loss_forward_as(const Tensor& losses, const Tensor& log_probs, const in
       "nll_loss_forward");
 }
 
-template <typename T>
-void nll_loss_backward_as(const Tensor& grad_input, const Tensor& grad_output, const int64_t* targets,
-                          int64_t ignore_index, double scale, bool per_sample, int64_t batch, int64_t classes) {
-  const T* upstream = grad_output.data_ptr<T>();
-  T* out = grad_input.data_ptr<T>();
-  launch_elements(
-      batch,
-      [=] __device__(int64_t i) {
-        const int64_t t = targets[i];
-        if (t == ignore_index) return;
-        const double g = static_cast<double>(upstream[per_sample ? i : 0]);
-        out[i * classes + t] = static_cast<T>(-g * scale);  // formed in double, rounded once
-      },
-      "nll_loss_backward");
-}
-
 }  // namespace
 
 int64_t nll_loss_forward(const Tensor& losses, const Tensor& log_probs, const Tensor& target, int64_t ignore_index) {
@@ -69,13 +55,8 @@ int64_t nll_loss_forward(const Tensor& losses, const Tensor& log_probs, const Te
 
 void nll_loss_backward(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, int64_t ignore_index,
                        double scale, bool per_sample) {
-  const int64_t classes = grad_input.dim() == 0 ? 1 : grad_input.size(-1);
-  const int64_t batch = classes == 0 ? 0 : grad_input.numel() / classes;
-  const int64_t* targets = target.data_ptr<int64_t>();
-  visit_compute_dtype(grad_input.dtype(), [&](auto tag) {
-    nll_loss_backward_as<decltype(tag)>(grad_input, grad_output, targets, ignore_index, scale, per_sample, batch,
-                                        classes);
-  });
+  run_nll_loss_backward(grad_input, grad_output, target, ignore_index, scale, per_sample,
+                        [](int64_t batch, const auto& row) { launch_elements(batch, row, "nll_loss_backward"); });
 }
 
 }  // namespace ember::kernels::cuda

@@ -1,6 +1,8 @@
-// The loss loops (contracts in kernel_list.h), one generic body per dtype.
+// The loss loops (contracts in kernel_list.h), one generic body per dtype; nll_loss's backward
+// row is nll_loss_backward.h's, which the CUDA kernel shares.
 #include "kernel_list.h"
 
+#include "nll_loss_backward.h"
 #include "visit_dtype.h"
 
 namespace ember::kernels::cpu {
@@ -29,20 +31,10 @@ int64_t nll_loss_forward(const Tensor& losses, const Tensor& log_probs, const Te
 
 void nll_loss_backward(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, int64_t ignore_index,
                        double scale, bool per_sample) {
-  const int64_t classes = grad_input.dim() == 0 ? 1 : grad_input.size(-1);
-  const int64_t batch = classes == 0 ? 0 : grad_input.numel() / classes;
-  const int64_t* targets = target.data_ptr<int64_t>();
-  visit_compute_dtype(grad_input.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* upstream = grad_output.data_ptr<T>();
-    T* out = grad_input.data_ptr<T>();
-    for (int64_t i = 0; i < batch; ++i) {
-      const int64_t t = targets[i];
-      if (t == ignore_index) continue;
-      const double g = static_cast<double>(upstream[per_sample ? i : 0]);
-      out[i * classes + t] = static_cast<T>(-g * scale);
-    }
-  });
+  run_nll_loss_backward(grad_input, grad_output, target, ignore_index, scale, per_sample,
+                        [](int64_t batch, const auto& row) {
+                          for (int64_t i = 0; i < batch; ++i) row(i);
+                        });
 }
 
 }  // namespace ember::kernels::cpu

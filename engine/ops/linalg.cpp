@@ -90,24 +90,31 @@ void check_mm_arguments(const Tensor& a, const Tensor& b) {
   check_shapes_multiply(a, b);
 }
 
+// mm's and bmm's product once their arguments are checked, into a new result of `sizes` and `dtype`
+// (each op's meta function picks them). With nothing to compute, or an empty inner dim (zeros), no
+// data is read, so PyTorch makes no dtype check: mm(float32 [2, 0], float64 [0, 3]) is float32 zeros.
+// Else ATen's kernel, named in `bool_error`, refuses a bool `a` on the CPU before dtypes are compared.
+Tensor product_after_checks(const Tensor& a, const Tensor& b, const Dims& sizes, DType dtype, const char* bool_error) {
+  Tensor out = internal::new_empty(sizes, dtype, a.device());
+  if (out.numel() == 0) return out;
+  if (a.size(-1) == 0) {
+    kernels::on(out.device()).fill(out, 0);
+    return out;
+  }
+  EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), bool_error);
+  check_same_dtype(a, b);
+  run_gemm(out, a, b, 1, 0, {});
+  return out;
+}
+
 struct Mm : FunctionalOp {
   static constexpr const char* name = "aten::mm";
   static constexpr CastPolicy cast_policy = CastPolicy::LowerPrecision;
   static Tensor compute(const Tensor& a, const Tensor& b) {
     check_mm_arguments(a, b);
-    // The result has a's dtype. With nothing to compute, or an empty inner dim (zeros), no data is
-    // read, so PyTorch makes no dtype check: mm(float32 [2, 0], float64 [0, 3]) is float32 zeros.
-    Tensor out = internal::new_empty({a.size(0), b.size(1)}, a.dtype(), a.device());
-    if (out.numel() == 0) return out;
-    if (a.size(1) == 0) {
-      kernels::on(out.device()).fill(out, 0);
-      return out;
-    }
-    // ATen's kernel dispatches on the result's dtype before it reads mat2 as that type.
-    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"addmm_impl_cpu_\" not implemented for 'Bool'");
-    check_same_dtype(a, b);
-    run_gemm(out, a, b, 1, 0, {});
-    return out;
+    // The result has a's dtype (ATen's mm meta function).
+    return product_after_checks(a, b, {a.size(0), b.size(1)}, a.dtype(),
+                                "\"addmm_impl_cpu_\" not implemented for 'Bool'");
   }
   static MmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
     // Each operand is kept for the other's gradient (saved_tensor.h, Note [Saving only what a gradient reads]).
@@ -158,17 +165,9 @@ struct Bmm : FunctionalOp {
     EMBER_CHECK(b.size(0) == a.size(0) && b.size(1) == a.size(2),
                 "Expected size for first two dimensions of batch2 tensor to be: [", a.size(0), ", ", a.size(2),
                 "] but got: [", b.size(0), ", ", b.size(1), "].");
-    // As mm, but the result has batch2's dtype (ATen's bmm meta function); nothing read, no dtype check.
-    Tensor out = internal::new_empty({a.size(0), a.size(1), b.size(2)}, b.dtype(), a.device());
-    if (out.numel() == 0) return out;
-    if (a.size(2) == 0) {
-      kernels::on(out.device()).fill(out, 0);
-      return out;
-    }
-    EMBER_CHECK(a.dtype() != kBool || !a.device().is_cpu(), "\"bmm\" not implemented for 'Bool'");
-    check_same_dtype(a, b);
-    run_gemm(out, a, b, 1, 0, {});
-    return out;
+    // As mm, but the result has batch2's dtype (ATen's bmm meta function).
+    return product_after_checks(a, b, {a.size(0), a.size(1), b.size(2)}, b.dtype(),
+                                "\"bmm\" not implemented for 'Bool'");
   }
   static BmmBackward0 save(const Tensor&, const Tensor& a, const Tensor& b) {
     return {saved_if(b.requires_grad(), a), saved_if(a.requires_grad(), b)};

@@ -1,6 +1,8 @@
 // Neural-network functions (torch.nn.functional): softmax, log_softmax, layer_norm and the losses.
 // Each is one op with PyTorch's node (SoftmaxBackward0, NllLossBackward0, ...); cross_entropy is
 // composite (log_softmax then nll_loss), as in PyTorch.
+#include <type_traits>
+
 #include "core/warning.h"
 #include "device_checks.h"
 #include "dispatch.h"
@@ -40,22 +42,20 @@ Tensor reduce_loss(const Tensor& elementwise, Reduction reduction) {
   return elementwise;
 }
 
-struct Softmax : FunctionalOp {
-  static constexpr const char* name = "aten::softmax";
+// softmax and log_softmax: one op each, alike but for the kernel's `log` and the node; both
+// nodes save the wrapped dim and the result.
+template <bool log>
+struct SoftmaxOp : FunctionalOp {
+  using Backward = std::conditional_t<log, LogSoftmaxBackward0, SoftmaxBackward0>;
+  static constexpr const char* name = log ? "aten::log_softmax" : "aten::softmax";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a, int64_t dim) { return softmax_over(a, dim, false); }
-  static SoftmaxBackward0 save(const Tensor& result, const Tensor& a, int64_t dim) {
+  static Tensor compute(const Tensor& a, int64_t dim) { return softmax_over(a, dim, log); }
+  static Backward save(const Tensor& result, const Tensor& a, int64_t dim) {
     return {wrap_dim(dim, a.dim()), SavedTensor::output(result)};
   }
 };
-struct LogSoftmax : FunctionalOp {
-  static constexpr const char* name = "aten::log_softmax";
-  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a, int64_t dim) { return softmax_over(a, dim, true); }
-  static LogSoftmaxBackward0 save(const Tensor& result, const Tensor& a, int64_t dim) {
-    return {wrap_dim(dim, a.dim()), SavedTensor::output(result)};
-  }
-};
+using Softmax = SoftmaxOp<false>;
+using LogSoftmax = SoftmaxOp<true>;
 
 // layer_norm's output and the per-row statistics its backward reuses (PyTorch's native_layer_norm).
 struct LayerNormResult {

@@ -10,6 +10,22 @@
 
 namespace ember::python {
 
+namespace {
+
+// Binds `name` (with `extra`: py::is_operator or the argument's name) for another tensor on the
+// right and then for a Python number there, pybind11 trying them in that order, where both read
+// the same: `compute` is a generic lambda, [](const Tensor& a, const auto& b) { return a == b; },
+// which each overload calls inline.
+template <typename Extra, typename Compute>
+void def_tensor_and_number(TensorClass& tensor, const char* name, const Extra& extra, Compute compute) {
+  tensor.def(
+      name, [compute](const Tensor& a, const Tensor& b) { return compute(a, b); }, extra);
+  tensor.def(
+      name, [compute](const Tensor& a, Scalar b) { return compute(a, b); }, extra);
+}
+
+}  // namespace
+
 void bind_tensor_operators(TensorClass& tensor) {
   const auto op = py::is_operator();
   tensor
@@ -46,31 +62,13 @@ void bind_tensor_operators(TensorClass& tensor) {
       .def(
           "__abs__", [](const Tensor& a) { return abs(a); }, op);
 
-  tensor
-      .def(
-          "__eq__", [](const Tensor& a, const Tensor& b) { return a == b; }, op)
-      .def(
-          "__eq__", [](const Tensor& a, Scalar b) { return a == b; }, op)
-      .def(
-          "__ne__", [](const Tensor& a, const Tensor& b) { return a != b; }, op)
-      .def(
-          "__ne__", [](const Tensor& a, Scalar b) { return a != b; }, op)
-      .def(
-          "__lt__", [](const Tensor& a, const Tensor& b) { return a < b; }, op)
-      .def(
-          "__lt__", [](const Tensor& a, Scalar b) { return a < b; }, op)
-      .def(
-          "__le__", [](const Tensor& a, const Tensor& b) { return a <= b; }, op)
-      .def(
-          "__le__", [](const Tensor& a, Scalar b) { return a <= b; }, op)
-      .def(
-          "__gt__", [](const Tensor& a, const Tensor& b) { return a > b; }, op)
-      .def(
-          "__gt__", [](const Tensor& a, Scalar b) { return a > b; }, op)
-      .def(
-          "__ge__", [](const Tensor& a, const Tensor& b) { return a >= b; }, op)
-      .def(
-          "__ge__", [](const Tensor& a, Scalar b) { return a >= b; }, op);
+  // Comparisons read the same for a tensor and a number on the right.
+  def_tensor_and_number(tensor, "__eq__", op, [](const Tensor& a, const auto& b) { return a == b; });
+  def_tensor_and_number(tensor, "__ne__", op, [](const Tensor& a, const auto& b) { return a != b; });
+  def_tensor_and_number(tensor, "__lt__", op, [](const Tensor& a, const auto& b) { return a < b; });
+  def_tensor_and_number(tensor, "__le__", op, [](const Tensor& a, const auto& b) { return a <= b; });
+  def_tensor_and_number(tensor, "__gt__", op, [](const Tensor& a, const auto& b) { return a > b; });
+  def_tensor_and_number(tensor, "__ge__", op, [](const Tensor& a, const auto& b) { return a >= b; });
 
   tensor
       .def(
@@ -121,31 +119,13 @@ void bind_tensor_operators(TensorClass& tensor) {
       .def(
           "div", [](const Tensor& a, const Tensor& b) { return div(a, b); }, py::arg("other"))
       .def(
-          "div", [](const Tensor& a, Scalar b) { return wrapped_number::div(a, b); }, py::arg("other"))
-      .def(
-          "eq", [](const Tensor& a, const Tensor& b) { return eq(a, b); }, py::arg("other"))
-      .def(
-          "eq", [](const Tensor& a, Scalar b) { return eq(a, b); }, py::arg("other"))
-      .def(
-          "ne", [](const Tensor& a, const Tensor& b) { return ne(a, b); }, py::arg("other"))
-      .def(
-          "ne", [](const Tensor& a, Scalar b) { return ne(a, b); }, py::arg("other"))
-      .def(
-          "lt", [](const Tensor& a, const Tensor& b) { return lt(a, b); }, py::arg("other"))
-      .def(
-          "lt", [](const Tensor& a, Scalar b) { return lt(a, b); }, py::arg("other"))
-      .def(
-          "le", [](const Tensor& a, const Tensor& b) { return le(a, b); }, py::arg("other"))
-      .def(
-          "le", [](const Tensor& a, Scalar b) { return le(a, b); }, py::arg("other"))
-      .def(
-          "gt", [](const Tensor& a, const Tensor& b) { return gt(a, b); }, py::arg("other"))
-      .def(
-          "gt", [](const Tensor& a, Scalar b) { return gt(a, b); }, py::arg("other"))
-      .def(
-          "ge", [](const Tensor& a, const Tensor& b) { return ge(a, b); }, py::arg("other"))
-      .def(
-          "ge", [](const Tensor& a, Scalar b) { return ge(a, b); }, py::arg("other"));
+          "div", [](const Tensor& a, Scalar b) { return wrapped_number::div(a, b); }, py::arg("other"));
+  def_tensor_and_number(tensor, "eq", py::arg("other"), [](const Tensor& a, const auto& b) { return eq(a, b); });
+  def_tensor_and_number(tensor, "ne", py::arg("other"), [](const Tensor& a, const auto& b) { return ne(a, b); });
+  def_tensor_and_number(tensor, "lt", py::arg("other"), [](const Tensor& a, const auto& b) { return lt(a, b); });
+  def_tensor_and_number(tensor, "le", py::arg("other"), [](const Tensor& a, const auto& b) { return le(a, b); });
+  def_tensor_and_number(tensor, "gt", py::arg("other"), [](const Tensor& a, const auto& b) { return gt(a, b); });
+  def_tensor_and_number(tensor, "ge", py::arg("other"), [](const Tensor& a, const auto& b) { return ge(a, b); });
 
   // t[i] is Tensor::operator[] (select, with Python's messages); anything else goes through
   // indexing.h. t[...] = value fills the indexed view or copies into it.
