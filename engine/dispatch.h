@@ -50,11 +50,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "api/ops.h"
 #include "autocast/autocast.h"
 #include "autograd/inplace.h"
 #include "autograd/record.h"
 #include "core/grad_mode.h"
-#include "ops/ops.h"
 #include "profiler/profiler.h"
 
 namespace ember {
@@ -125,16 +125,11 @@ void record_node(const Result& result, const Args&... args) {
   }
 }
 
-// Steps 3 and 4: compute, then record (or the in-place and view branches).
+// Steps 3 and 4 with autograd: compute below autograd, then record the node (an in-place op is
+// checked and saves before it writes, then bumps the version; a view records its base).
 template <typename Op, typename... Args>
-auto run(const Args&... args) {
-  if constexpr (Op::kind == OpKind::Composite) {
-    return Op::compute(args...);  // the public ops inside record their own nodes
-  } else if constexpr (Op::kind == OpKind::InPlace) {
-    if (autograd::skips_autograd(args...)) {  // see Note [Inference tensors skip autograd]
-      Op::compute(args...);
-      return;
-    }
+auto compute_and_record(const Args&... args) {
+  if constexpr (Op::kind == OpKind::InPlace) {
     const Tensor& self = std::get<0>(std::tie(args...));
     const bool any_requires_grad =
         autograd::any_requires_grad(args...) && (!Op::rules_need_floating_self || self.is_floating_point());
@@ -152,7 +147,6 @@ auto run(const Args&... args) {
     if constexpr (requires { Op::saves_result; })
       if (node) autograd::save_result(*node, self);
   } else {
-    if (autograd::skips_autograd(args...)) return Op::compute(args...);  // Note [Inference tensors skip autograd]
     // Outside InferenceMode, an op on inference tensors alone records nothing either (they have no
     // autograd key), even one that requires grad: see Note [Kernel writes outside InferenceMode].
     const bool recording = autograd::any_requires_grad(args...) && !autograd::all_inference(args...);
@@ -172,6 +166,14 @@ auto run(const Args&... args) {
       autograd::count_kernel_writes(result, Op::kernel_writes(args...), args...);
     return result;
   }
+}
+
+// Steps 3 and 4: the compute alone where autograd has nothing to do, else compute_and_record.
+template <typename Op, typename... Args>
+auto run(const Args&... args) {
+  if constexpr (Op::kind == OpKind::Composite) return Op::compute(args...);  // its public ops record their nodes
+  else if (autograd::skips_autograd(args...)) return Op::compute(args...);   // Note [Inference tensors skip autograd]
+  else return compute_and_record<Op>(args...);
 }
 
 template <typename Op, typename... Args>

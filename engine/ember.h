@@ -1,11 +1,11 @@
 // ember: a small PyTorch-style tensor engine. Include this one header to use it.
 #pragma once
 
+#include "api/ops.h"
+#include "api/random.h"
 #include "autocast/autocast.h"
 #include "autograd/function.h"
 #include "autograd/grad.h"
-#include "autograd/gradcheck.h"
-#include "autograd/graph_dot.h"
 #include "autograd/node.h"
 #include "autograd/saved_tensors_hooks.h"
 #include "core/allocator.h"
@@ -19,6 +19,8 @@
 #include "core/inference_mode.h"
 #include "core/tensor.h"
 #include "core/warning.h"
+#include "debug/gradcheck.h"
+#include "debug/graph_dot.h"
 #include "nn/activation.h"
 #include "nn/containers.h"
 #include "nn/dropout.h"
@@ -29,8 +31,6 @@
 #include "nn/loss.h"
 #include "nn/module.h"
 #include "ops/indexing.h"
-#include "ops/ops.h"
-#include "ops/random.h"
 #include "optim/adam.h"
 #include "optim/grad_scaler.h"
 #include "optim/optimizer.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/gradcheck.h"
+#include "debug/gradcheck.h"
 #include "ember.h"
 
 struct GradcheckCase {

@@ -7,10 +7,10 @@
 
 #include <cstdlib>
 
+#include "api/new_tensors.h"
 #include "core/checking_device.h"
 #include "ember.h"
 #include "kernels/backend.h"
-#include "ops/new_tensors.h"
 
 using namespace ember;
 

@@ -1,4 +1,4 @@
-// The public gradcheck and gradgradcheck (engine/autograd/gradcheck.h): they pass what is right,
+// The public gradcheck and gradgradcheck (engine/debug/gradcheck.h): they pass what is right,
 // report what is wrong with PyTorch 1.13's texts (tests/fixtures/autograd_debug.json), and every
 // node kind's formula is differentiated twice correctly (double backward).
 #include <catch2/catch.hpp>

@@ -5,12 +5,15 @@ are the architecture: each may use only its own and those below it. .ci/run call
   0  engine/core/       the tensor and what it is made of: storage, allocators, TensorImpl, the
                         handle, dtypes, layout, modes, errors
   1  kernels/, cuda/    compute on a tensor's bytes; never call up into ops
-  2  engine/ops/*.h     what ops offer: the public op functions (ops.h) and the helpers ops share
+  2  engine/api/        what ops offer: the public op functions (ops.h, random.h) and the fresh
+                        tensors ops and autograd make (new_tensors.h); declarations only
   3  engine/profiler/, engine/autograd/, engine/autocast/
-                        the dispatcher's layers; autograd's formulas call ops through ops.h
+                        the dispatcher's layers; autograd's formulas call ops through api/ops.h
   4  engine/dispatch.h  runs those layers in order around each op
-  5  engine/ops/*.cpp   the ops themselves, each entered through dispatch.h
-  6  engine/nn/, engine/optim/   modules and optimizers, written with ops
+  5  engine/ops/        the ops themselves, each entered through dispatch.h, and their helpers
+  6  engine/nn/, engine/optim/, engine/debug/
+                        modules and optimizers, written with ops; the user's tools for looking at
+                        autograd (gradcheck, graph_dot)
   7  engine/ember.h     the umbrella header users include
 """
 import os
@@ -18,8 +21,8 @@ import re
 import subprocess
 import sys
 
-ROOMS = {"engine/core": 0, "kernels": 1, "cuda": 1, "engine/profiler": 3, "engine/autograd": 3,
-         "engine/autocast": 3, "engine/ops": 5, "engine/nn": 6, "engine/optim": 6}
+ROOMS = {"engine/core": 0, "kernels": 1, "cuda": 1, "engine/api": 2, "engine/profiler": 3, "engine/autograd": 3,
+         "engine/autocast": 3, "engine/ops": 5, "engine/nn": 6, "engine/optim": 6, "engine/debug": 6}
 
 
 def layer(path):
@@ -27,8 +30,6 @@ def layer(path):
         return 4
     if path == "engine/ember.h":
         return 7
-    if path.startswith("engine/ops/") and path.endswith(".h"):
-        return 2
     for room, number in ROOMS.items():
         if path.startswith(room + "/"):
             return number

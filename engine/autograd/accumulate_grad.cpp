@@ -3,10 +3,10 @@
 
 #include <mutex>
 
+#include "api/new_tensors.h"
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/memory_layout.h"
-#include "ops/new_tensors.h"
 
 namespace ember::autograd {
 

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 
+#include "api/new_tensors.h"
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/warning.h"
 #include "inplace.h"
 #include "node.h"
-#include "ops/new_tensors.h"
 #include "record.h"
 
 namespace ember::autograd {

@@ -4,8 +4,8 @@
 // those ops. A group of derivatives.h's nodes kept in a file of its own; derivatives.h lists the
 // sections.
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {

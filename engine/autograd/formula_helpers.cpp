@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
+#include "api/new_tensors.h"
 #include "core/grad_mode.h"
-#include "ops/new_tensors.h"
 #include "record.h"
 
 namespace ember::autograd {

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ops/ops.h"
+#include "api/ops.h"
 
 namespace ember::autograd {
 

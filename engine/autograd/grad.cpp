@@ -4,11 +4,11 @@
 #include "grad.h"
 
 #include "accumulate_grad.h"
+#include "api/new_tensors.h"
+#include "api/ops.h"
 #include "core/grad_mode.h"
 #include "core/warning.h"
 #include "engine.h"
-#include "ops/new_tensors.h"
-#include "ops/ops.h"
 #include "record.h"
 
 namespace ember::autograd {

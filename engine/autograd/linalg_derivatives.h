@@ -1,8 +1,8 @@
 // The backward nodes of the matrix products: d(a b) = da b + a db, each product's gradient laid
 // out as ATen lays it out. One section of autograd's formulas (derivatives.h).
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {

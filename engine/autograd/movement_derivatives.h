@@ -2,8 +2,8 @@
 // derivatives.h's nodes kept in a file of its own (derivatives.h lists the sections): each gives every input its share
 // of the gradient unchanged, or none where the op overwrote the values.
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 
 namespace ember::autograd {
 

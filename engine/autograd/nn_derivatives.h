@@ -1,8 +1,8 @@
 // The backward nodes of the neural-network functions: softmax, log_softmax, layer_norm and the
 // losses. One section of autograd's formulas (derivatives.h).
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {

@@ -2,8 +2,8 @@
 // maximum). One section of autograd's formulas (derivatives.h lists the sections); broadcasting
 // and dtype are fixed by the engine afterwards (match_input), so `a + b`'s rule is just {g, g}.
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {

@@ -1,8 +1,8 @@
 // The backward nodes of the reductions (sum, mean, var_mean, max, min): each spreads the reduced
 // gradient back over the input's shape. One section of autograd's formulas (derivatives.h).
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 #include "saved_tensor.h"
 
 namespace ember::autograd {

@@ -5,10 +5,10 @@
 
 #include <utility>
 
+#include "api/new_tensors.h"
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "node.h"
-#include "ops/new_tensors.h"
 #include "record.h"
 
 namespace ember::autograd {

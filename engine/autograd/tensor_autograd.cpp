@@ -1,12 +1,12 @@
 // Tensor's autograd methods: requires_grad and its rules, .grad, grad_fn, is_leaf, detach, data,
 // the view queries, hooks and retain_grad, and backward's argument checks.
+#include "api/new_tensors.h"
 #include "autograd_meta.h"
 #include "core/inference_mode.h"
 #include "core/warning.h"
 #include "engine.h"
 #include "grad.h"
 #include "node.h"
-#include "ops/new_tensors.h"
 #include "record.h"
 
 namespace ember {

@@ -2,8 +2,8 @@
 // sections): each maps the gradient of a view back onto the layout of the tensor it views, as
 // PyTorch's derivatives.yaml entries for the view ops do.
 #pragma once
+#include "api/ops.h"
 #include "formula_helpers.h"
-#include "ops/ops.h"
 
 namespace ember::autograd {
 

@@ -4,7 +4,7 @@
 // (F::softmax(x, 1), F::dropout(x, 0.5, is_training())); libtorch's option structs
 // (F::SoftmaxFuncOptions) are not here.
 #pragma once
-#include "ops/ops.h"
+#include "api/ops.h"
 
 namespace ember::nn::functional {
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
+#include "api/random.h"
 #include "core/grad_mode.h"
-#include "ops/random.h"
 
 namespace ember::nn::init {
 

@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "api/ops.h"
 #include "core/named_tensor.h"
 #include "module_holder.h"
-#include "ops/ops.h"
 
 namespace ember::nn {
 

@@ -5,11 +5,11 @@
 // (kernels/element_math.h). So ember's optimizers step to PyTorch's bits through these.
 #include <type_traits>
 
+#include "api/new_tensors.h"
 #include "core/memory_overlap.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "shape_rules.h"
 #include "type_promotion.h"
 

@@ -7,10 +7,10 @@
 #include <cmath>
 #include <limits>
 
+#include "api/new_tensors.h"
 #include "dispatch.h"
 #include "elementwise.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "type_promotion.h"
 
 namespace ember {

@@ -2,8 +2,8 @@
 // equal (same sizes and identical values) and is_nonzero (a one-element tensor as a truth value).
 #include <cmath>
 
-#include "new_tensors.h"
-#include "ops.h"
+#include "api/new_tensors.h"
+#include "api/ops.h"
 #include "shape_rules.h"
 
 namespace ember {

@@ -2,6 +2,7 @@
 // PyTorch, and the reads a tensor's values take to leave the engine (to_vector, item). Every copy
 // runs the device's copy kernel, which converts dtypes and follows any strides; between devices
 // the bytes cross once, packed on the host.
+#include "api/new_tensors.h"
 #include "core/allocator.h"
 #include "core/inference_mode.h"
 #include "core/memory_layout.h"
@@ -9,7 +10,6 @@
 #include "core/size_arithmetic.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 #include "shape_rules.h"
 

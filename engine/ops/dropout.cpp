@@ -3,9 +3,9 @@
 // so autograd records one MulBackward0 and the generator advances exactly as PyTorch's does (one
 // float64 uniform, two 32-bit draws, per element). PyTorch's CUDA dropout is a fused kernel
 // with its own random stream; ember's CUDA tensors take this same path.
+#include "api/random.h"
 #include "dispatch.h"
 #include "printing.h"
-#include "random.h"
 
 namespace ember {
 

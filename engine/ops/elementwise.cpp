@@ -1,10 +1,10 @@
 // The shared path of the element-wise ops (see elementwise.h).
 #include "elementwise.h"
 
+#include "api/new_tensors.h"
 #include "core/memory_overlap.h"
 #include "device_checks.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "shape_rules.h"
 #include "type_promotion.h"
 

@@ -3,11 +3,11 @@
 // values computed on the host (arange, from_vector) are made on the CPU and then moved.
 #include <cmath>
 
+#include "api/new_tensors.h"
 #include "core/inference_mode.h"
 #include "core/memory_layout.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 
 namespace ember {

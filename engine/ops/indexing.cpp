@@ -4,7 +4,7 @@
 
 #include <limits>
 
-#include "ops.h"
+#include "api/ops.h"
 
 namespace ember {
 

@@ -3,9 +3,9 @@
 // reads the result (exp_, relu_). To autograd they are in-place ops like any other (inplace.h): the
 // same checks, a version bump, and the op's node as the tensor's new history; a view they are
 // applied to keeps being a view of its base.
+#include "api/new_tensors.h"
 #include "dispatch.h"
 #include "elementwise.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 
 namespace ember {

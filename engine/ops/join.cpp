@@ -2,11 +2,11 @@
 // the promotion of all inputs; each input is copied into its slice of the result.
 #include <algorithm>
 
+#include "api/new_tensors.h"
 #include "core/size_arithmetic.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 
 namespace ember {
 

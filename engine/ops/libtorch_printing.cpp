@@ -9,7 +9,7 @@
 #include <ostream>
 #include <tuple>
 
-#include "ops.h"
+#include "api/ops.h"
 
 namespace ember {
 

@@ -3,10 +3,10 @@
 // ATen's matmul does (so an error from a folded call shows the folded sizes, as in PyTorch);
 // linear is addmm with weight.t(). The path of linear(x, w, b) is: linear -> addmm -> call<Addmm>
 // (dispatch.h) -> Addmm::compute -> kernels::on(cpu).gemm -> AddmmBackward0 (derivatives.h).
+#include "api/new_tensors.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "out_arguments.h"
 #include "profiler/steps.h"
 #include "shape_rules.h"

@@ -1,5 +1,5 @@
 // Fresh tensors and kernel operands for ops (see new_tensors.h).
-#include "new_tensors.h"
+#include "api/new_tensors.h"
 
 #include <cmath>
 

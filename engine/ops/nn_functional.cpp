@@ -3,11 +3,11 @@
 // composite (log_softmax then nll_loss), as in PyTorch.
 #include <type_traits>
 
+#include "api/new_tensors.h"
 #include "core/warning.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "type_promotion.h"
 
 namespace ember {

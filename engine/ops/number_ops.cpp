@@ -5,9 +5,9 @@
 // - Python (ember::wrapped_number, what the binding calls): as PyTorch's argument parser does, the
 //   number becomes the op's second input, a 0-dim "wrapped number" tensor that needs no gradient; the
 //   node is the tensor-tensor op's (MulBackward0, saving the number as that tensor) with an empty edge.
+#include "api/new_tensors.h"
 #include "dispatch.h"
 #include "elementwise.h"
-#include "new_tensors.h"
 #include "type_promotion.h"
 
 namespace ember {

@@ -3,11 +3,11 @@
 // kernel in the compute dtype (16-bit floats compute in float32 and round once); the dispatcher
 // then records AddBackward0 if an input requires grad. In-place forms (`a += b`) run the same
 // kernel into `a`, and the dispatcher bumps its version counter.
+#include "api/new_tensors.h"
 #include "device_checks.h"
 #include "dispatch.h"
 #include "elementwise.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 #include "shape_rules.h"
 #include "type_promotion.h"

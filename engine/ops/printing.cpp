@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "api/ops.h"
 #include "autograd/node.h"
-#include "ops.h"
 #include "printing.h"
 
 namespace ember {

@@ -2,7 +2,7 @@
 // hands the tensor to a sampling kernel (kernels/distributions.h). The factories are written as
 // PyTorch writes them: rand is empty(...).uniform_(0, 1), randn is empty(...).normal_(0, 1),
 // randint is empty(...).random_(low, high), so they draw exactly what the in-place forms draw.
-#include "random.h"
+#include "api/random.h"
 
 #include <bit>
 #include <cmath>
@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "api/new_tensors.h"
 #include "core/allocator.h"
 #include "core/memory_overlap.h"
 #include "dispatch.h"
@@ -17,7 +18,6 @@
 #include "kernels/distributions.h"
 #include "kernels/kernel_list.h"
 #include "kernels/visit_dtype.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 
 namespace ember {

@@ -3,8 +3,8 @@
 // empty_like, empty_strided and empty, which PyTorch's profile nests inside them and charges with
 // the bytes (profile_memory); ember's clone and ones_like allocate the same tensor, so the same
 // events, and the bytes land on the same rows.
+#include "api/new_tensors.h"
 #include "core/memory_layout.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 
 namespace ember::internal {

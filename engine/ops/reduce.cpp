@@ -6,9 +6,9 @@
 
 #include "core/size_arithmetic.h"
 
+#include "api/new_tensors.h"
 #include "dispatch.h"
 #include "kernels/backend.h"
-#include "new_tensors.h"
 #include "type_promotion.h"
 
 namespace ember {

@@ -6,6 +6,7 @@
 // would have to record.
 #include <cstring>
 
+#include "api/ops.h"
 #include "autograd/autograd_meta.h"
 #include "core/allocator.h"
 #include "core/grad_mode.h"
@@ -14,7 +15,6 @@
 #include "core/size_arithmetic.h"
 #include "core/warning.h"
 #include "elementwise.h"
-#include "ops.h"
 #include "out_arguments.h"
 #include "shape_rules.h"
 #include "type_promotion.h"

@@ -5,9 +5,9 @@
 // CreationMeta::MULTI_OUTPUT_NODE, inplace.h). The unsafe_ variants make the same pieces as plain
 // tensors with version counters of their own, which autograd does not treat as views, so that
 // they can be modified in place (and the user answers for it).
+#include "api/new_tensors.h"
 #include "core/size_arithmetic.h"
 #include "dispatch.h"
-#include "new_tensors.h"
 
 namespace ember {
 

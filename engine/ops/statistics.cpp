@@ -1,8 +1,8 @@
 // var_mean: the variance and the mean of a tensor over some dims (all of them by default), in one
 // op with two outputs and one node, VarMeanBackward0, as PyTorch's. The variance divides by
 // N - correction (Bessel's correction: 1 when unbiased, PyTorch's default).
+#include "api/new_tensors.h"
 #include "dispatch.h"
-#include "new_tensors.h"
 
 namespace ember {
 

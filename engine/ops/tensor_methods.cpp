@@ -1,6 +1,6 @@
 // The method and operator forms of the ops (`t.sum()`, `a + b`, `t[0]`), each a one-line forward
 // to the function in ops.h; Python's reflected operators are spelled out where the order matters.
-#include "ops.h"
+#include "api/ops.h"
 
 namespace ember {
 

@@ -4,7 +4,7 @@
 
 #include <omp.h>
 
-#include "ops.h"
+#include "api/ops.h"
 
 namespace ember {
 

@@ -3,9 +3,9 @@
 // its input (derivatives.h), and remembers the view's base for the in-place rules (inplace.h).
 #include <algorithm>
 
+#include "api/new_tensors.h"
 #include "core/size_arithmetic.h"
 #include "dispatch.h"
-#include "new_tensors.h"
 #include "profiler/steps.h"
 #include "shape_rules.h"
 

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
+#include "api/ops.h"
 #include "core/grad_mode.h"
-#include "ops/ops.h"
 
 namespace ember::optim {
 

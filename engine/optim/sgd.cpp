@@ -2,8 +2,8 @@
 // rounded once, as PyTorch's, so the steps are PyTorch's bits).
 #include "sgd.h"
 
+#include "api/ops.h"
 #include "core/grad_mode.h"
-#include "ops/ops.h"
 
 namespace ember::optim {
 

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "ops/ops.h"
+#include "api/ops.h"
 
 namespace ember::profiler {
 namespace {

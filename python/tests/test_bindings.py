@@ -1,4 +1,4 @@
-"""The two doors stay in step: every public function of ember's C++ API (engine/ops/ops.h and
+"""The two doors stay in step: every public function of ember's C++ API (engine/api/ops.h and
 random.h) and every public method of its Tensor (engine/core/tensor.h) is reachable from Python by
 PyTorch's name, or is named below as deliberately C++-only, with the reason. A new op that is not
 bound fails here, not months later in a user's script."""

@@ -1,5 +1,5 @@
 """torch.autograd.gradcheck: does a function's backward match finite differences? For Python
-functions, over ember's C++ gradcheck (engine/autograd/gradcheck.h): slow mode compares whole
+functions, over ember's C++ gradcheck (engine/debug/gradcheck.h): slow mode compares whole
 Jacobians, fast mode v^T J u; both check reentrancy and undefined output gradients. What ember
 lacks (vmap, forward-mode AD, sparse tensors) it refuses by name rather than skipping silently."""
 import warnings

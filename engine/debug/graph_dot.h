@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
+#include "autograd/node.h"
 #include "core/named_tensor.h"
 #include "core/tensor.h"
-#include "node.h"
 
 namespace ember::autograd {
 

@@ -8,16 +8,16 @@
 #include <cmath>
 #include <sstream>
 
+#include "api/new_tensors.h"
+#include "api/ops.h"
+#include "api/random.h"
+#include "autograd/function.h"
+#include "autograd/grad.h"
+#include "autograd/node.h"
+#include "autograd/record.h"
 #include "core/grad_mode.h"
 #include "core/warning.h"
-#include "function.h"
-#include "grad.h"
-#include "node.h"
-#include "ops/new_tensors.h"
-#include "ops/ops.h"
 #include "ops/printing.h"
-#include "ops/random.h"
-#include "record.h"
 
 namespace ember::autograd {
 

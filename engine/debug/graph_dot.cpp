@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "autograd_meta.h"
+#include "autograd/autograd_meta.h"
 
 namespace ember::autograd {
 
