@@ -19,6 +19,16 @@ Tensor cosine_leaf(const Dims& sizes, DType dtype = kFloat64, double scale = 0.1
   return t;
 }
 
+// Five values from 0.25 to 0.75 (0.5 + cos(phase + step i) / 4): inside the domain of every op of
+// core/op_list.h, and two leaves of different phases never equal.
+Tensor domain_leaf(double phase, double step = 1.3) {
+  std::vector<double> values(5);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = 0.5 + 0.25 * std::cos(phase + step * static_cast<double>(i));
+  Tensor t = from_vector(values, {5}, kFloat64);
+  t.requires_grad_();
+  return t;
+}
+
 // A custom function in C++ (autograd/function.h): x^3, its backward written with ops from what it
 // saved, so that it can be differentiated again.
 struct Cube : autograd::Function<Cube> {
@@ -35,230 +45,244 @@ struct Cube : autograd::Function<Cube> {
 }  // namespace
 
 const std::vector<GradcheckCase>& gradcheck_cases() {
-  static const std::vector<GradcheckCase> cases{
-      {"arithmetic and exp", [](const V& v) { return (v[0] * v[1] + v[0] / (v[1] * v[1] + 1)).exp(); },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.5)};
-       }},
-      {"tanh, sigmoid, pow, relu", [](const V& v) { return v[0].tanh().sigmoid().pow(3) - v[0].relu(); },
-       [] {
-         return V{cosine_leaf({4, 2})};
-       }},
-      {"log and sqrt", [](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, [] { return V{cosine_leaf({5})}; }},
-      {"addmm with alpha and beta", [](const V& v) { return addmm(v[2], v[0], v[1], 0.5, 2.0); },
-       [] {
-         return V{cosine_leaf({3, 4}), cosine_leaf({4, 2}), cosine_leaf({2})};
-       }},
-      {"matmul folding 3-D @ 2-D", [](const V& v) { return matmul(v[0], v[1]); },
-       [] {
-         return V{cosine_leaf({2, 3, 4}), cosine_leaf({4, 5})};
-       }},
-      {"matmul broadcasting batches", [](const V& v) { return matmul(v[0], v[1]); },
-       [] {
-         return V{cosine_leaf({2, 1, 3, 4}), cosine_leaf({5, 4, 2})};
-       }},
-      {"matmul 1-D @ 3-D", [](const V& v) { return matmul(v[0], v[1]); },
-       [] {
-         return V{cosine_leaf({4}), cosine_leaf({3, 4, 2})};
-       }},
-      {"softmax and log_softmax", [](const V& v) { return softmax(v[0], 1) * log_softmax(v[0], 0); },
-       [] {
-         return V{cosine_leaf({3, 4})};
-       }},
-      {"layer_norm with weight and bias", [](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
-       [] {
-         return V{cosine_leaf({3, 4}, kFloat64, 1.0), cosine_leaf({4}), cosine_leaf({4})};
-       }},
-      {"mse_loss broadcasting", [](const V& v) { return mse_loss(v[0], v[1]); },
-       [] {
-         return V{cosine_leaf({3, 4}), cosine_leaf({4})};
-       }},
-      {"cross_entropy",
-       [](const V& v) {
-         return cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3}));
-       },
-       [] {
-         return V{cosine_leaf({3, 4})};
-       }},
-      {"max over a dim of a cat",
-       [](const V& v) {
-         return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1);
-       },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3, 2}, kFloat64, 0.05)};
-       }},
-      {"stack of permuted views, expanded",
-       [](const V& v) {
-         return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2});
-       },
-       [] {
-         return V{cosine_leaf({2, 3})};
-       }},
-      {"where and mean over a dim", [](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
-       }},
-      {"sub with alpha, neg, rsub",
-       [](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + rsub(v[1], 2.0) - 0.5; },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({2, 3}, kFloat64, 0.05)};
-       }},
-      {"mm and linear",
-       [](const V& v) { return v[0].mm(v[1]) + linear(v[0], v[1].t()) + linear(v[0], v[1].t(), v[2]); },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3, 4}), cosine_leaf({4})};
-       }},
-      {"dot and mv", [](const V& v) { return matmul(v[0], v[1]) * matmul(v[1], v[1].sum({1})).sum(); },
-       [] {
-         return V{cosine_leaf({3}), cosine_leaf({3, 3})};
-       }},
-      {"max, min and sums",
-       [](const V& v) { return v[0].max() * v[0].min() + v[0].sum({0}).sum() + min(v[0], 1).values.sum(); },
-       [] {
-         return V{cosine_leaf({3, 4})};
-       }},
-      {"select, narrow, slice, reshape, view",
-       [](const V& v) {
-         return v[0].select(1, 2) * v[0].narrow(1, 0, 2).sum({1}) +
-                v[0].slice(1, 1, 4, 2).reshape({-1}).view({3, 2}).sum({1});
-       },
-       [] {
-         return V{cosine_leaf({3, 4})};
-       }},
-      {"unsqueeze, squeeze, flatten, clone",
-       [](const V& v) { return v[0].unsqueeze(1).squeeze(1).squeeze().flatten().clone().contiguous(); },
-       [] {
-         return V{cosine_leaf({2, 1, 3})};
-       }},
-      // float32 rounds each evaluation by about 1e-8 here: a wider step keeps the differences
-      // above that (error about 1e-8 / 1e-3).
-      {"to another dtype and back", [](const V& v) { return v[0].to(kFloat32).to(kFloat64) * 1.5; },
-       [] { return V{cosine_leaf({3})}; }, 1e-3, 1e-5, 1e-5},
-      {"an in-place op on a strided view",
-       [](const V& v) {
-         Tensor y = v[0] * 1;
-         y.slice(1, 0, 3, 2).mul_(v[1]);
-         return y;
-       },
-       [] {
-         return V{cosine_leaf({3, 4}), cosine_leaf({3, 2})};
-       }},
-      {"a view used after an in-place op on it, transposed",
-       [](const V& v) {
-         Tensor y = v[0] * 1;
-         Tensor row = y.transpose(0, 1).select(0, 1);
-         row.add_(v[1]);
-         return row * y.sum();
-       },
-       [] {
-         return V{cosine_leaf({3, 4}), cosine_leaf({3})};
-       }},
-      {"fill_, zero_ and copy_ into parts of a result",
-       [](const V& v) {
-         Tensor y = v[0] * 2;
-         y.select(0, 0).fill_(0.5);
-         y.select(0, 1).zero_();
-         y.select(0, 2).copy_(v[1]);
-         return y * v[0];
-       },
-       [] {
-         return V{cosine_leaf({3, 4}), cosine_leaf({4})};
-       }},
-      {"in-place sampling replaces the values it overwrites",
-       [](const V& v) {
-         manual_seed(7);
-         Tensor a = v[0] * 1, b = v[0] * 1, c = v[0] * 1, d = v[0] * 1;
-         uniform_(a);
-         normal_(b);
-         bernoulli_(c, 0.5);
-         random_(d, 0, 5);
-         return (a + b + c + d) * v[0] + bernoulli(v[0].sigmoid()) * v[0];
-       },
-       [] {
-         return V{cosine_leaf({2, 3})};
-       }},
-      {"abs, sign and clamps",
-       [](const V& v) {
-         return v[0].abs() * v[0].sign() + v[0].clamp(-0.05, 0.05) + v[0].clamp_min(-0.02) * v[0].clamp_max(0.03);
-       },
-       [] {
-         return V{cosine_leaf({2, 3})};
-       }},
-      {"atan2 of a broadcast pair", [](const V& v) { return atan2(v[0], v[1] + 0.5); },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
-       }},
-      {"maximum and minimum", [](const V& v) { return maximum(v[0], v[1]) * minimum(v[0], v[1]); },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
-       }},
-      {"addcmul and addcdiv",
-       [](const V& v) { return addcmul(v[0], v[1], v[2], 0.5) * addcdiv(v[0], v[1], v[2] + 2, 2.0); },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.5), cosine_leaf({2, 3}, kFloat64, 0.3)};
-       }},
-      {"mean of all elements and dot", [](const V& v) { return matmul(v[0], v[1]) * v[0].mean(); },
-       [] {
-         return V{cosine_leaf({3}), cosine_leaf({3}, kFloat64, 0.5)};
-       }},
-      // Gradients used as values (autograd::grad with create_graph): the ops formulas call are
-      // then recorded too (ThresholdBackwardBackward0, NllLossBackwardBackward0).
-      {"relu's gradient, differentiated",
-       [](const V& v) {
-         const Tensor g = autograd::grad({(v[0].relu() * v[1]).sum()}, {v[0]}, {}, std::nullopt, true)[0];
-         return g * v[1];
-       },
-       [] {
-         return V{cosine_leaf({2, 3}), cosine_leaf({2, 3}, kFloat64, 0.5)};
-       }},
-      // Ops with several outputs: every piece takes part, so each output's gradient is checked.
-      {"unbind, split, split_with_sizes and chunk",
-       [](const V& v) {
-         const V rows = unbind(v[0], 0), halves = split(v[0], 2, 1), parts = split_with_sizes(v[0], {1, 3}, 1),
-                 quarters = chunk(v[0], 4, 1);
-         return rows[0] * rows[1] + cat({halves[1], halves[0]}, 1) * parts[1].sum() + quarters[3] * parts[0];
-       },
-       [] {
-         return V{cosine_leaf({2, 4})};
-       }},
-      {"unsafe_split, unsafe_split_with_sizes and unsafe_chunk",
-       [](const V& v) {
-         const V a = unsafe_split(v[0], 1, 0), b = unsafe_split_with_sizes(v[0], {2, 1}, 1),
-                 c = unsafe_chunk(v[0], 3, 1);
-         return a[0] * a[1] + (b[0] * c[2]).sum();
-       },
-       [] {
-         return V{cosine_leaf({2, 3})};
-       }},
-      {"diagonal and var_mean",
-       [](const V& v) {
-         auto [var, mean] = var_mean(v[0] * v[0], Dims{1});
-         return diagonal(v[0], 1) * var + mean.sum();
-       },
-       [] {
-         return V{cosine_leaf({3, 4}, kFloat64, 1.0)};
-       }},
-      {"in-place views: transpose_, t_, unsqueeze_, squeeze_, as_strided_",
-       [](const V& v) {
-         Tensor y = v[0] * v[0];
-         y.transpose_(0, 1).t_().unsqueeze_(0).unsqueeze_(2).squeeze_().squeeze_(0);
-         y.as_strided_({2, 2}, {1, 3}, 1);
-         return y * v[0].narrow(1, 0, 2);
-       },
-       [] {
-         return V{cosine_leaf({2, 3})};
-       }},
-      {"a custom function (autograd::Function)", [](const V& v) { return Cube::apply(v[0] + 1) * v[0]; },
-       [] { return V{cosine_leaf({4})}; }},
-      {"cross_entropy's gradient, differentiated",
-       [](const V& v) {
-         const Tensor loss = cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})) * v[1].sum();
-         return autograd::grad({loss}, {v[0]}, {}, std::nullopt, true)[0] * v[0];
-       },
-       [] {
-         return V{cosine_leaf({3, 4}), cosine_leaf({2}, kFloat64, 0.5)};
-       }},
-  };
+  static const std::vector<GradcheckCase> cases = [] {
+    std::vector<GradcheckCase> written{
+        {"arithmetic and exp", [](const V& v) { return (v[0] * v[1] + v[0] / (v[1] * v[1] + 1)).exp(); },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.5)};
+         }},
+        {"tanh, sigmoid, pow, relu", [](const V& v) { return v[0].tanh().sigmoid().pow(3) - v[0].relu(); },
+         [] {
+           return V{cosine_leaf({4, 2})};
+         }},
+        {"log and sqrt", [](const V& v) { return (v[0] * v[0] + 1).log().sqrt(); }, [] { return V{cosine_leaf({5})}; }},
+        {"addmm with alpha and beta", [](const V& v) { return addmm(v[2], v[0], v[1], 0.5, 2.0); },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({4, 2}), cosine_leaf({2})};
+         }},
+        {"matmul folding 3-D @ 2-D", [](const V& v) { return matmul(v[0], v[1]); },
+         [] {
+           return V{cosine_leaf({2, 3, 4}), cosine_leaf({4, 5})};
+         }},
+        {"matmul broadcasting batches", [](const V& v) { return matmul(v[0], v[1]); },
+         [] {
+           return V{cosine_leaf({2, 1, 3, 4}), cosine_leaf({5, 4, 2})};
+         }},
+        {"matmul 1-D @ 3-D", [](const V& v) { return matmul(v[0], v[1]); },
+         [] {
+           return V{cosine_leaf({4}), cosine_leaf({3, 4, 2})};
+         }},
+        {"softmax and log_softmax", [](const V& v) { return softmax(v[0], 1) * log_softmax(v[0], 0); },
+         [] {
+           return V{cosine_leaf({3, 4})};
+         }},
+        {"layer_norm with weight and bias", [](const V& v) { return layer_norm(v[0], {4}, v[1], v[2]); },
+         [] {
+           return V{cosine_leaf({3, 4}, kFloat64, 1.0), cosine_leaf({4}), cosine_leaf({4})};
+         }},
+        {"mse_loss broadcasting", [](const V& v) { return mse_loss(v[0], v[1]); },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({4})};
+         }},
+        {"cross_entropy",
+         [](const V& v) {
+           return cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3}));
+         },
+         [] {
+           return V{cosine_leaf({3, 4})};
+         }},
+        {"max over a dim of a cat",
+         [](const V& v) {
+           return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1);
+         },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3, 2}, kFloat64, 0.05)};
+         }},
+        {"stack of permuted views, expanded",
+         [](const V& v) {
+           return stack({v[0].permute({1, 0}), v[0].t()}, 2).expand({2, 3, 2, 2});
+         },
+         [] {
+           return V{cosine_leaf({2, 3})};
+         }},
+        {"where and mean over a dim", [](const V& v) { return where(v[0] > v[1], v[0], v[1]).mean({1}); },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
+         }},
+        {"sub with alpha, neg, rsub",
+         [](const V& v) { return sub(v[0], v[1], 2.5) - (-v[0]) / 3.0 + rsub(v[1], 2.0) - 0.5; },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({2, 3}, kFloat64, 0.05)};
+         }},
+        {"mm and linear",
+         [](const V& v) { return v[0].mm(v[1]) + linear(v[0], v[1].t()) + linear(v[0], v[1].t(), v[2]); },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3, 4}), cosine_leaf({4})};
+         }},
+        {"dot and mv", [](const V& v) { return matmul(v[0], v[1]) * matmul(v[1], v[1].sum({1})).sum(); },
+         [] {
+           return V{cosine_leaf({3}), cosine_leaf({3, 3})};
+         }},
+        {"max, min and sums",
+         [](const V& v) { return v[0].max() * v[0].min() + v[0].sum({0}).sum() + min(v[0], 1).values.sum(); },
+         [] {
+           return V{cosine_leaf({3, 4})};
+         }},
+        {"select, narrow, slice, reshape, view",
+         [](const V& v) {
+           return v[0].select(1, 2) * v[0].narrow(1, 0, 2).sum({1}) +
+                  v[0].slice(1, 1, 4, 2).reshape({-1}).view({3, 2}).sum({1});
+         },
+         [] {
+           return V{cosine_leaf({3, 4})};
+         }},
+        {"unsqueeze, squeeze, flatten, clone",
+         [](const V& v) { return v[0].unsqueeze(1).squeeze(1).squeeze().flatten().clone().contiguous(); },
+         [] {
+           return V{cosine_leaf({2, 1, 3})};
+         }},
+        // float32 rounds each evaluation by about 1e-8 here: a wider step keeps the differences
+        // above that (error about 1e-8 / 1e-3).
+        {"to another dtype and back", [](const V& v) { return v[0].to(kFloat32).to(kFloat64) * 1.5; },
+         [] { return V{cosine_leaf({3})}; }, 1e-3, 1e-5, 1e-5},
+        {"an in-place op on a strided view",
+         [](const V& v) {
+           Tensor y = v[0] * 1;
+           y.slice(1, 0, 3, 2).mul_(v[1]);
+           return y;
+         },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({3, 2})};
+         }},
+        {"a view used after an in-place op on it, transposed",
+         [](const V& v) {
+           Tensor y = v[0] * 1;
+           Tensor row = y.transpose(0, 1).select(0, 1);
+           row.add_(v[1]);
+           return row * y.sum();
+         },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({3})};
+         }},
+        {"fill_, zero_ and copy_ into parts of a result",
+         [](const V& v) {
+           Tensor y = v[0] * 2;
+           y.select(0, 0).fill_(0.5);
+           y.select(0, 1).zero_();
+           y.select(0, 2).copy_(v[1]);
+           return y * v[0];
+         },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({4})};
+         }},
+        {"in-place sampling replaces the values it overwrites",
+         [](const V& v) {
+           manual_seed(7);
+           Tensor a = v[0] * 1, b = v[0] * 1, c = v[0] * 1, d = v[0] * 1;
+           uniform_(a);
+           normal_(b);
+           bernoulli_(c, 0.5);
+           random_(d, 0, 5);
+           return (a + b + c + d) * v[0] + bernoulli(v[0].sigmoid()) * v[0];
+         },
+         [] {
+           return V{cosine_leaf({2, 3})};
+         }},
+        {"abs, sign and clamps",
+         [](const V& v) {
+           return v[0].abs() * v[0].sign() + v[0].clamp(-0.05, 0.05) + v[0].clamp_min(-0.02) * v[0].clamp_max(0.03);
+         },
+         [] {
+           return V{cosine_leaf({2, 3})};
+         }},
+        {"atan2 of a broadcast pair", [](const V& v) { return atan2(v[0], v[1] + 0.5); },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
+         }},
+        {"maximum and minimum", [](const V& v) { return maximum(v[0], v[1]) * minimum(v[0], v[1]); },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.05)};
+         }},
+        {"addcmul and addcdiv",
+         [](const V& v) { return addcmul(v[0], v[1], v[2], 0.5) * addcdiv(v[0], v[1], v[2] + 2, 2.0); },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({3}, kFloat64, 0.5), cosine_leaf({2, 3}, kFloat64, 0.3)};
+         }},
+        {"mean of all elements and dot", [](const V& v) { return matmul(v[0], v[1]) * v[0].mean(); },
+         [] {
+           return V{cosine_leaf({3}), cosine_leaf({3}, kFloat64, 0.5)};
+         }},
+        // Gradients used as values (autograd::grad with create_graph): the ops formulas call are
+        // then recorded too (ThresholdBackwardBackward0, NllLossBackwardBackward0).
+        {"relu's gradient, differentiated",
+         [](const V& v) {
+           const Tensor g = autograd::grad({(v[0].relu() * v[1]).sum()}, {v[0]}, {}, std::nullopt, true)[0];
+           return g * v[1];
+         },
+         [] {
+           return V{cosine_leaf({2, 3}), cosine_leaf({2, 3}, kFloat64, 0.5)};
+         }},
+        // Ops with several outputs: every piece takes part, so each output's gradient is checked.
+        {"unbind, split, split_with_sizes and chunk",
+         [](const V& v) {
+           const V rows = unbind(v[0], 0), halves = split(v[0], 2, 1), parts = split_with_sizes(v[0], {1, 3}, 1),
+                   quarters = chunk(v[0], 4, 1);
+           return rows[0] * rows[1] + cat({halves[1], halves[0]}, 1) * parts[1].sum() + quarters[3] * parts[0];
+         },
+         [] {
+           return V{cosine_leaf({2, 4})};
+         }},
+        {"unsafe_split, unsafe_split_with_sizes and unsafe_chunk",
+         [](const V& v) {
+           const V a = unsafe_split(v[0], 1, 0), b = unsafe_split_with_sizes(v[0], {2, 1}, 1),
+                   c = unsafe_chunk(v[0], 3, 1);
+           return a[0] * a[1] + (b[0] * c[2]).sum();
+         },
+         [] {
+           return V{cosine_leaf({2, 3})};
+         }},
+        {"diagonal and var_mean",
+         [](const V& v) {
+           auto [var, mean] = var_mean(v[0] * v[0], Dims{1});
+           return diagonal(v[0], 1) * var + mean.sum();
+         },
+         [] {
+           return V{cosine_leaf({3, 4}, kFloat64, 1.0)};
+         }},
+        {"in-place views: transpose_, t_, unsqueeze_, squeeze_, as_strided_",
+         [](const V& v) {
+           Tensor y = v[0] * v[0];
+           y.transpose_(0, 1).t_().unsqueeze_(0).unsqueeze_(2).squeeze_().squeeze_(0);
+           y.as_strided_({2, 2}, {1, 3}, 1);
+           return y * v[0].narrow(1, 0, 2);
+         },
+         [] {
+           return V{cosine_leaf({2, 3})};
+         }},
+        {"a custom function (autograd::Function)", [](const V& v) { return Cube::apply(v[0] + 1) * v[0]; },
+         [] { return V{cosine_leaf({4})}; }},
+        {"cross_entropy's gradient, differentiated",
+         [](const V& v) {
+           const Tensor loss = cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})) * v[1].sum();
+           return autograd::grad({loss}, {v[0]}, {}, std::nullopt, true)[0] * v[0];
+         },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({2}, kFloat64, 0.5)};
+         }},
+    };
+    // One program per op of core/op_list.h, on inputs inside every op's domain and away from its
+    // kinks (0.25 to 0.75, the two inputs of a binary op never equal).
+#define EMBER_UNARY_PROGRAM(name, ...) \
+  written.push_back({#name, [](const V& v) { return name(v[0]); }, [] { return V{domain_leaf(0.3)}; }});
+#define EMBER_BINARY_PROGRAM(name)                                        \
+  written.push_back({#name, [](const V& v) { return name(v[0], v[1]); },  \
+                     [] {                                                 \
+                       return V{domain_leaf(0.3), domain_leaf(1.1, 0.7)}; \
+                     }});
+    EMBER_UNARY_OPS(EMBER_UNARY_PROGRAM)
+    EMBER_BINARY_OPS(EMBER_BINARY_PROGRAM)
+    return written;
+  }();
   return cases;
 }
 

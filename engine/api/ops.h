@@ -69,8 +69,7 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 Tensor div(const Tensor& a, const Tensor& b);
-Tensor atan2(const Tensor& self, const Tensor& other);  // the angle of the point (other, self)
-Tensor add(const Tensor& a, Scalar b);                  // libtorch's Scalar overloads: AddBackward1 (number_ops.cpp)
+Tensor add(const Tensor& a, Scalar b);  // libtorch's Scalar overloads: AddBackward1 (number_ops.cpp)
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, Scalar b);
@@ -87,16 +86,14 @@ Tensor& sub_(Tensor& self, Scalar other);
 Tensor& mul_(Tensor& self, Scalar other);
 Tensor& div_(Tensor& self, Scalar other);
 }  // namespace wrapped_number
-Tensor neg(const Tensor& a);
-Tensor exp(const Tensor& a);
-Tensor log(const Tensor& a);
-Tensor sqrt(const Tensor& a);
+// The unary and binary ops of core/op_list.h: exp(self), ..., atan2(self, other), maximum, minimum.
+#define EMBER_DECLARE_UNARY(name, ...) Tensor name(const Tensor& self);
+#define EMBER_DECLARE_BINARY(name) Tensor name(const Tensor& self, const Tensor& other);
+EMBER_UNARY_OPS(EMBER_DECLARE_UNARY)
+EMBER_BINARY_OPS(EMBER_DECLARE_BINARY)
+#undef EMBER_DECLARE_UNARY
+#undef EMBER_DECLARE_BINARY
 Tensor pow(const Tensor& a, Scalar exponent);
-Tensor sign(const Tensor& a);  // -1, 0 or 1 (0 for NaN)
-Tensor abs(const Tensor& a);
-Tensor relu(const Tensor& a);
-Tensor sigmoid(const Tensor& a);
-Tensor tanh(const Tensor& a);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);
@@ -113,9 +110,6 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, Scalar threshold);  // relu's gradient
 
 // ---- bounds (clamp.cpp) ----
-// Element-wise larger (smaller) of a and b, broadcast and promoted; NaN if either is NaN.
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
 // Each element raised to min and lowered to max (either may be left out, not both): min(max(a, min),
 // max), so min > max gives max and NaN stays NaN; a NaN bound gives NaN when both are given.
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);

@@ -12,6 +12,7 @@
 #include "dims.h"
 #include "dtype.h"
 #include "low_precision.h"
+#include "op_list.h"
 #include "removable_handle.h"
 #include "scalar.h"
 #include "tensor_accessor.h"
@@ -232,22 +233,17 @@ class Tensor {
   Tensor eq(const Tensor& other) const;
   Tensor eq(Scalar other) const;
   Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
-  Tensor exp() const;
-  Tensor log() const;
-  Tensor sqrt() const;
   Tensor pow(Scalar exponent) const;
-  Tensor relu() const;
-  Tensor sigmoid() const;
-  Tensor tanh() const;
-  Tensor neg() const;
-  Tensor abs() const;
-  Tensor sign() const;
+  // The method of each op of core/op_list.h: t.exp(), t.maximum(other), ...
+#define EMBER_UNARY_METHOD(name, ...) Tensor name() const;
+#define EMBER_BINARY_METHOD(name) Tensor name(const Tensor& other) const;
+  EMBER_UNARY_OPS(EMBER_UNARY_METHOD)
+  EMBER_BINARY_OPS(EMBER_BINARY_METHOD)
+#undef EMBER_UNARY_METHOD
+#undef EMBER_BINARY_METHOD
   Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
   Tensor clamp_min(Scalar min) const;
   Tensor clamp_max(Scalar max) const;
-  Tensor maximum(const Tensor& other) const;
-  Tensor atan2(const Tensor& other) const;
-  Tensor minimum(const Tensor& other) const;
   Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
   Tensor matmul(const Tensor& other) const;

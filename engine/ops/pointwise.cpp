@@ -3,7 +3,9 @@
 // kernel in the compute dtype (16-bit floats compute in float32 and round once); the dispatcher
 // then records AddBackward0 if an input requires grad. In-place forms (`a += b`) run the same
 // kernel into `a`, and the dispatcher bumps its version counter.
+#include <string_view>
 #include "api/new_tensors.h"
+
 #include "device_checks.h"
 #include "dispatch.h"
 #include "elementwise.h"
@@ -73,6 +75,31 @@ struct Atan2 : FunctionalOp {
   static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Atan2, a, b, 1); }
   static Atan2Backward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
 };
+// A unary op of core/op_list.h whose struct is the plain one: aten::<name> runs its element formula
+// and records <Name>Backward0, saving what the node names (its formula reads the input or the output:
+// exp, sqrt, sigmoid and tanh differentiate through their output, log through its input).
+template <UnaryOp formula, typename Backward, bool floating_result>
+struct PlainUnary : FunctionalOp {
+  static Tensor compute(const Tensor& a) {
+    return elementwise::unary(formula, a, floating_result ? elementwise::floating_result(a) : a.dtype());
+  }
+  static Backward save(const Tensor& result, const Tensor& self) {
+    if constexpr (!requires { Backward::saved_names; }) return {};
+    else if constexpr (std::string_view(Backward::saved_names) == "result") return {SavedTensor::output(result)};
+    else return {self};
+  }
+};
+#define EMBER_PLAIN_UNARY(name_, Name, floating_result, policy)               \
+  struct Name : PlainUnary<UnaryOp::Name, Name##Backward0, floating_result> { \
+    static constexpr const char* name = "aten::" #name_;                      \
+    static constexpr CastPolicy cast_policy = CastPolicy::policy;             \
+  };
+#define EMBER_UNARY_STRUCT_FloatingResult(name, Name, policy) EMBER_PLAIN_UNARY(name, Name, true, policy)
+#define EMBER_UNARY_STRUCT_InputDType(name, Name, policy) EMBER_PLAIN_UNARY(name, Name, false, policy)
+#define EMBER_UNARY_STRUCT_OwnStruct(name, Name, policy)  // written out below
+#define EMBER_UNARY_STRUCT(name, Name, result, policy) EMBER_UNARY_STRUCT_##result(name, Name, policy)
+EMBER_UNARY_OPS(EMBER_UNARY_STRUCT)
+
 struct Neg : FunctionalOp {
   static constexpr const char* name = "aten::neg";
   static Tensor compute(const Tensor& a) {
@@ -81,30 +108,6 @@ struct Neg : FunctionalOp {
     return elementwise::unary(UnaryOp::Neg, a, a.dtype());
   }
   static NegBackward0 save(const Tensor&, const Tensor&) { return {}; }
-};
-// exp, sqrt, relu, sigmoid and tanh differentiate through their output; log and pow through the input.
-struct Exp : FunctionalOp {
-  static constexpr const char* name = "aten::exp";
-  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) {
-    return elementwise::unary(UnaryOp::Exp, a, elementwise::floating_result(a));
-  }
-  static ExpBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
-};
-struct Log : FunctionalOp {
-  static constexpr const char* name = "aten::log";
-  static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
-  static Tensor compute(const Tensor& a) {
-    return elementwise::unary(UnaryOp::Log, a, elementwise::floating_result(a));
-  }
-  static LogBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
-};
-struct Sqrt : FunctionalOp {
-  static constexpr const char* name = "aten::sqrt";
-  static Tensor compute(const Tensor& a) {
-    return elementwise::unary(UnaryOp::Sqrt, a, elementwise::floating_result(a));
-  }
-  static SqrtBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
 // PyTorch 1.13's CPU relu is clamp_min(self, 0); ember's relu kernel computes exactly that (x below 0
 // raised to 0, NaN kept), so its work is recorded as the aten::clamp_min step (profiler/steps.h) and
@@ -119,20 +122,6 @@ struct Relu : FunctionalOp {
   }
   static ReluBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
 };
-struct Sigmoid : FunctionalOp {
-  static constexpr const char* name = "aten::sigmoid";
-  static Tensor compute(const Tensor& a) {
-    return elementwise::unary(UnaryOp::Sigmoid, a, elementwise::floating_result(a));
-  }
-  static SigmoidBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
-};
-struct Tanh : FunctionalOp {
-  static constexpr const char* name = "aten::tanh";
-  static Tensor compute(const Tensor& a) {
-    return elementwise::unary(UnaryOp::Tanh, a, elementwise::floating_result(a));
-  }
-  static TanhBackward0 save(const Tensor& result, const Tensor&) { return {SavedTensor::output(result)}; }
-};
 struct Abs : FunctionalOp {
   static constexpr const char* name = "aten::abs";
   static Tensor compute(const Tensor& a) {
@@ -140,11 +129,6 @@ struct Abs : FunctionalOp {
     return elementwise::unary(UnaryOp::Abs, a, a.dtype());
   }
   static AbsBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
-};
-struct Sign : FunctionalOp {  // -1, 0 or 1 in the input's dtype; a bool stays itself
-  static constexpr const char* name = "aten::sign";
-  static Tensor compute(const Tensor& a) { return elementwise::unary(UnaryOp::Sign, a, a.dtype()); }
-  static SignBackward0 save(const Tensor&, const Tensor&) { return {}; }
 };
 struct Pow : FunctionalOp {
   static constexpr const char* name = "aten::pow";
@@ -277,16 +261,10 @@ Tensor mul(const Tensor& a, const Tensor& b) { return call<Mul>(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return call<Div>(a, b); }
 Tensor atan2(const Tensor& self, const Tensor& other) { return call<Atan2>(self, other); }
 
-Tensor neg(const Tensor& a) { return call<Neg>(a); }
-Tensor exp(const Tensor& a) { return call<Exp>(a); }
-Tensor log(const Tensor& a) { return call<Log>(a); }
-Tensor sqrt(const Tensor& a) { return call<Sqrt>(a); }
-Tensor relu(const Tensor& a) { return call<Relu>(a); }
-Tensor sigmoid(const Tensor& a) { return call<Sigmoid>(a); }
-Tensor tanh(const Tensor& a) { return call<Tanh>(a); }
+#define EMBER_UNARY_FUNCTION(name, Name, ...) \
+  Tensor name(const Tensor& self) { return call<Name>(self); }
+EMBER_UNARY_OPS(EMBER_UNARY_FUNCTION)
 Tensor pow(const Tensor& a, Scalar exponent) { return call<Pow>(a, exponent); }
-Tensor sign(const Tensor& a) { return call<Sign>(a); }
-Tensor abs(const Tensor& a) { return call<Abs>(a); }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Eq>>(a, b); }
 Tensor ne(const Tensor& a, const Tensor& b) { return call<Compare<CompareOp::Ne>>(a, b); }

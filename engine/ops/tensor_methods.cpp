@@ -25,24 +25,20 @@ Tensor Tensor::eq(const Tensor& other) const { return ember::eq(*this, other); }
 Tensor Tensor::eq(Scalar other) const { return ember::eq(*this, other); }
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
 Tensor Tensor::argmax(std::optional<int64_t> d, bool keepdim) const { return ember::argmax(*this, d, keepdim); }
-Tensor Tensor::exp() const { return ember::exp(*this); }
-Tensor Tensor::log() const { return ember::log(*this); }
-Tensor Tensor::sqrt() const { return ember::sqrt(*this); }
 Tensor Tensor::pow(Scalar exponent) const { return ember::pow(*this, exponent); }
-Tensor Tensor::relu() const { return ember::relu(*this); }
-Tensor Tensor::sigmoid() const { return ember::sigmoid(*this); }
-Tensor Tensor::tanh() const { return ember::tanh(*this); }
-Tensor Tensor::neg() const { return ember::neg(*this); }
-Tensor Tensor::abs() const { return ember::abs(*this); }
-Tensor Tensor::sign() const { return ember::sign(*this); }
+#define EMBER_UNARY_METHOD(name, ...) \
+  Tensor Tensor::name() const { return ember::name(*this); }
+#define EMBER_BINARY_METHOD(name) \
+  Tensor Tensor::name(const Tensor& other) const { return ember::name(*this, other); }
+EMBER_UNARY_OPS(EMBER_UNARY_METHOD)
+EMBER_BINARY_OPS(EMBER_BINARY_METHOD)
+#undef EMBER_UNARY_METHOD
+#undef EMBER_BINARY_METHOD
 Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const {
   return ember::clamp(*this, min, max);
 }
 Tensor Tensor::clamp_min(Scalar min) const { return ember::clamp_min(*this, min); }
 Tensor Tensor::clamp_max(Scalar max) const { return ember::clamp_max(*this, max); }
-Tensor Tensor::maximum(const Tensor& other) const { return ember::maximum(*this, other); }
-Tensor Tensor::atan2(const Tensor& other) const { return ember::atan2(*this, other); }
-Tensor Tensor::minimum(const Tensor& other) const { return ember::minimum(*this, other); }
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, Scalar value) const {
   return ember::addcmul(*this, t1, t2, value);
 }

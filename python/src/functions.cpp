@@ -194,16 +194,6 @@ void bind_ops(py::module_& m) {
         py::arg("alpha") = 1);
   m.def(
       "pow", [](const Tensor& a, Scalar exponent) { return pow(a, exponent); }, py::arg("input"), py::arg("exponent"));
-  for (auto [name, unary] : {std::pair{"exp", &exp},
-                             {"log", &log},
-                             {"sqrt", &sqrt},
-                             {"neg", &neg},
-                             {"abs", &abs},
-                             {"sign", &sign},
-                             {"relu", &relu},
-                             {"sigmoid", &sigmoid},
-                             {"tanh", &tanh}})
-    m.def(name, unary, py::arg("input"));
   m.def(
       "sum",
       [](const Tensor& t, py::object dim, bool keepdim) {

@@ -1,7 +1,7 @@
-// The math ops of ops.h that torch offers both as a Tensor method and as a function (maximum,
-// clamp, addcmul, all, var_mean, ...), bound through both doors at once; the arithmetic with an
-// `out=` tensor; the in-place math the Tensor methods add (exp_, relu_); and the *_like factories
-// with torch's keyword arguments (dtype and device default to the input's).
+// The math ops of ops.h that torch offers both as a Tensor method and as a function (the unary and
+// binary ops of core/op_list.h, clamp, addcmul, all, var_mean, ...), bound through both doors at once; the arithmetic
+// with an `out=` tensor; the in-place math the Tensor methods add (exp_, relu_); and the *_like factories with torch's
+// keyword arguments (dtype and device default to the input's).
 #include "bindings.h"
 
 namespace ember::python {
@@ -76,9 +76,13 @@ void bind_math(py::module_& m, TensorClass& tensor) {
       .def("exp_", &Tensor::exp_, py::return_value_policy::reference)
       .def("relu_", &Tensor::relu_, py::return_value_policy::reference);
 
-  method_and_function(tensor, m, "maximum", &maximum, py::arg("other"));
-  method_and_function(tensor, m, "atan2", &ember::atan2, py::arg("other"));
-  method_and_function(tensor, m, "minimum", &minimum, py::arg("other"));
+  // The ops of core/op_list.h: torch.exp(input) and Tensor.exp(), torch.maximum(input, other), ...
+#define EMBER_BIND_UNARY(name, ...) method_and_function(tensor, m, #name, &ember::name);
+#define EMBER_BIND_BINARY(name) method_and_function(tensor, m, #name, &ember::name, py::arg("other"));
+  EMBER_UNARY_OPS(EMBER_BIND_UNARY)
+  EMBER_BINARY_OPS(EMBER_BIND_BINARY)
+#undef EMBER_BIND_UNARY
+#undef EMBER_BIND_BINARY
   method_and_function(tensor, m, "clamp", &clamp, py::arg("min") = py::none(), py::arg("max") = py::none());
   method_and_function(tensor, m, "clamp_min", &clamp_min, py::arg("min"));
   method_and_function(tensor, m, "clamp_max", &clamp_max, py::arg("max"));

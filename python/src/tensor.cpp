@@ -192,16 +192,7 @@ void bind_tensor(py::module_&, TensorClass& tensor) {
           "min", [](const Tensor& t, int64_t dim, bool keepdim) { return values_indices(min(t, dim, keepdim)); },
           py::arg("dim"), py::arg("keepdim") = false)
       .def("argmax", &Tensor::argmax, py::arg("dim") = py::none(), py::arg("keepdim") = false)
-      .def("exp", &Tensor::exp)
-      .def("log", &Tensor::log)
-      .def("sqrt", &Tensor::sqrt)
       .def("pow", &Tensor::pow, py::arg("exponent"))
-      .def("relu", &Tensor::relu)
-      .def("sigmoid", &Tensor::sigmoid)
-      .def("tanh", &Tensor::tanh)
-      .def("neg", &Tensor::neg)
-      .def("abs", [](const Tensor& t) { return abs(t); })
-      .def("sign", [](const Tensor& t) { return sign(t); })
       .def("matmul", &Tensor::matmul, py::arg("other"))
       .def("mm", &Tensor::mm, py::arg("mat2"))
       .def(
