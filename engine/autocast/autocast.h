@@ -5,10 +5,10 @@
 //
 // The policy of every op, in one screen (the `cast_policy` of the op structs):
 //   LowerPrecision  mm, addmm, bmm, matmul, linear
-//   Fp32            softmax, log_softmax, layer_norm, mse_loss, nll_loss, cross_entropy,
-//                   exp, log, pow, sum       (PyTorch's CUDA list; its CPU list leaves softmax,
-//                   log_softmax, layer_norm, exp, log, pow and sum in the input dtype: ember
-//                   applies the chapter's CUDA policy on both devices)
+//   Fp32            softmax, log_softmax, layer_norm, mse_loss, nll_loss, cross_entropy, pow,
+//                   sum, and the unary ops core/op_list.h marks Fp32 (exp, log, ...): PyTorch's
+//                   CUDA list; its CPU list leaves them in the input dtype, and ember applies
+//                   the chapter's CUDA policy on both devices
 //   Promote         cat, stack  (to the widest floating dtype among the arguments)
 //   None            everything else: normal type promotion (bf16 + fp32 -> fp32)
 // Which tensors are cast: defined, floating point, on the region's device type, and not float64.
