@@ -13,7 +13,7 @@
 
 namespace ember::kernels {
 
-enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow, Sign, Abs };
+enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow, Sign, Abs, Reciprocal };
 
 // Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through
 // uint64_t because signed overflow is undefined behaviour in C++. Floats are unaffected.
@@ -106,6 +106,7 @@ EMBER_HOST_DEVICE T unary_formula(UnaryOp op, T x, double exponent) {
       return pow(x, static_cast<T>(exponent));
     case UnaryOp::Sign: return T((T(0) < x) - (x < T(0)));           // PyTorch's: 0 for NaN, +0 for -0
     case UnaryOp::Abs: return x < T(0) ? -x : x == T(0) ? T(0) : x;  // +0 for -0, NaN stays NaN
+    case UnaryOp::Reciprocal: return T(1) / x;                       // one division, as ATen's
   }
   return x;
 }

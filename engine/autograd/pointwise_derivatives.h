@@ -127,6 +127,14 @@ struct SignBackward0 {  // constant almost everywhere
   static constexpr const char* name = "SignBackward0";
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g)}; }
 };
+struct ReciprocalBackward0 {  // d (1/x) = -1 / x^2 = -y^2
+  static constexpr const char* name = "ReciprocalBackward0";
+  EMBER_SAVED_TENSORS(result);
+  Grads apply(const Tensor& g, Needs) const {
+    const Tensor y = unpack_output(result);
+    return {-g * (y * y)};  // PyTorch's -grad * (result * result)
+  }
+};
 struct ReluBackward0 {  // 1 where the output is positive
   static constexpr const char* name = "ReluBackward0";
   EMBER_SAVED_TENSORS(result);
@@ -189,8 +197,8 @@ struct ClampMaxBackward0 {
 using PointwiseNodes =
     NodeList<AddBackward0, SubBackward0, RsubBackward1, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
              MulBackward0, DivBackward0, Atan2Backward0, AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0,
-             LogBackward0, SqrtBackward0, PowBackward0, AbsBackward0, SignBackward0, ReluBackward0, SigmoidBackward0,
-             TanhBackward0, WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0,
-             ClampMaxBackward0>;
+             LogBackward0, SqrtBackward0, PowBackward0, AbsBackward0, SignBackward0, ReciprocalBackward0, ReluBackward0,
+             SigmoidBackward0, TanhBackward0, WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1,
+             ClampMinBackward0, ClampMaxBackward0>;
 
 }  // namespace ember::autograd

@@ -28,7 +28,8 @@
   UNARY(sigmoid, Sigmoid, FloatingResult, None)                                  \
   UNARY(tanh, Tanh, FloatingResult, None)                                        \
   UNARY(sign, Sign, InputDType, None) /* -1, 0 or 1 (0 for NaN); a bool stays */ \
-  UNARY(abs, Abs, OwnStruct, None)
+  UNARY(abs, Abs, OwnStruct, None)                                               \
+  UNARY(reciprocal, Reciprocal, FloatingResult, Fp32) /* 1 / x */
 
 // BINARY(name): Tensor name(const Tensor& self, const Tensor& other), t.name(other),
 //   torch.name(input, other) and Tensor.name(other), broadcast and promoted. Their structs are in
