@@ -57,9 +57,6 @@ Tensor as_strided_recorded(const Tensor& self, const Dims& sizes, const Dims& st
 // What reshape-with-copy and matmul's folding return: an alias of `self` recorded as
 // UnsafeViewBackward0, which autograd does not treat as a view (PyTorch's _unsafe_view).
 Tensor unsafe_view(const Tensor& self, const Dims& sizes);
-// What matmul(1-D, 2-D) returns: its fresh product with `dim` squeezed as PyTorch's in-place
-// squeeze_ does it (version 1, SqueezeBackward3, not a view).
-Tensor squeeze_fresh(const Tensor& fresh, int64_t dim);
 // PyTorch's self.squeeze_(dim) below autograd, as matmul's out= ends: the same tensor with `dim`
 // dropped when its size is 1. A change of sizes only, yet an in-place op, so it counts as a write.
 void squeeze_in_place(Tensor& self, int64_t dim);
@@ -149,7 +146,7 @@ ValuesIndices min(const Tensor& a, int64_t dim, bool keepdim = false);
 // Index of the first maximum; over the flattened tensor when dim is not given.
 Tensor argmax(const Tensor& a, std::optional<int64_t> dim = std::nullopt, bool keepdim = false);
 
-// ---- linear algebra (linalg.cpp) ----
+// ---- linear algebra (linalg.cpp; matmul and linear: matmul.cpp) ----
 Tensor mm(const Tensor& a, const Tensor& b);
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);
 Tensor bmm(const Tensor& a, const Tensor& b);

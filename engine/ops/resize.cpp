@@ -65,6 +65,11 @@ void check_no_autograd(const char* op, std::initializer_list<const Tensor*> argu
                 "arguments requires grad.");
 }
 
+void check_out_dtype(const Tensor& out, DType dtype) {
+  EMBER_CHECK(out.dtype() == dtype, "Expected out tensor to have dtype ", type_meta_name(dtype), ", but got ",
+              type_meta_name(out.dtype()), " instead");
+}
+
 // The warning is PyTorch's text without its "(Triggered internally at ...)" source location.
 void resize_output(Tensor& out, const Dims& shape) {
   if (out.sizes() == shape) return;

@@ -267,17 +267,6 @@ struct SqueezeDim : ViewOp {
   }
   static SqueezeBackward1 save(const Tensor&, const Tensor& self, int64_t) { return {{self.sizes()}}; }
 };
-// matmul(1-D, 2-D)'s last step: PyTorch squeezes its fresh product in place (squeeze_(0)), so the
-// result is no view, its version is 1 and its node is the in-place squeeze's, SqueezeBackward3.
-struct SqueezeFresh : FunctionalOp {
-  static constexpr const char* name = "aten::squeeze_";
-  static Tensor compute(const Tensor& fresh, int64_t dim) {
-    Tensor out = alias_with(fresh, fresh.sizes(), fresh.strides(), fresh.storage_offset());
-    squeeze_in_place(out, dim);  // ATen's squeeze_ restrides in place: no as_strided
-    return out;
-  }
-  static SqueezeBackward3 save(const Tensor&, const Tensor& fresh, int64_t) { return {{fresh.sizes()}}; }
-};
 struct Unsqueeze : ViewOp {
   static constexpr const char* name = "aten::unsqueeze";
   static Tensor compute(const Tensor& self, int64_t dim) {
@@ -331,7 +320,6 @@ Tensor Tensor::reshape(const Dims& shape) const {
 }
 
 Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
-Tensor squeeze_fresh(const Tensor& fresh, int64_t dim) { return call<SqueezeFresh>(fresh, dim); }
 void squeeze_in_place(Tensor& self, int64_t dim) {
   SqueezeDim::squeezed(self, dim, [&](const Tensor&, const Dims& sizes, const Dims& strides, int64_t offset) {
     self.impl()->set_layout(sizes, strides, offset);

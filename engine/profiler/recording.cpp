@@ -1,6 +1,6 @@
 // Recording: what happens between the dispatcher's branch and stop().
 //
-// Each thread records into its own ThreadBuffer: chunks of 4096 events, the first kept for later
+// Each thread records into its own ThreadBuffer (thread_buffer.h): chunks of 4096 events, the first kept for later
 // profiles, plus an arena for input shapes. A thread takes only its own buffer's mutex, which
 // nobody else wants while recording (stop() takes it once, to read), so threads never wait on
 // each other, and appending an event allocates nothing but a new chunk when one fills. Nesting is
@@ -18,7 +18,6 @@
 // event pushes an NVTX range when it opens and pops it when it closes, profiler or not.
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <mutex>
 
@@ -26,65 +25,9 @@
 #include "core/cuda_backend.h"
 #include "core/warning.h"
 #include "profiler.h"
+#include "thread_buffer.h"
 
 namespace ember::profiler::detail {
-
-// In detail, not in an anonymous namespace: ThreadBuffer, declared in profiler.h, holds them.
-struct RawEvent {
-  const char* name;          // a string constant, or a copy kept in the buffer's `names`
-  int64_t start_ns, end_ns;  // steady clock; end_ns is 0 while the event is open
-  int32_t parent;            // index in the same buffer, -1 at top level
-  uint32_t inputs_begin;     // where its arguments start in the buffer's `inputs` (record_shapes)
-  uint32_t input_count;
-  Traffic traffic;
-  bool is_user_annotation;
-  int64_t bytes_read, bytes_overwritten;
-  int64_t self_allocated, self_freed;            // CPU bytes, while it was the innermost open event
-  int64_t self_cuda_allocated, self_cuda_freed;  // GPU bytes (the blocks handed out), the same
-  int32_t cuda_start, cuda_end;                  // marks on the GPU timeline (CUDA activity), -1: none
-};
-
-constexpr uint32_t kChunkEvents = 4096;
-constexpr size_t kInputsReserved = 1 << 14;  // int64s of recorded shapes before the arena grows
-struct Chunk {
-  RawEvent events[kChunkEvents];
-};
-
-// How an argument is kept in `inputs`: its kind (a DType's value for a tensor), then for a tensor
-// its dimension count and sizes.
-enum ArgumentCode : int64_t { kNumber = -1, kTensorList = -2, kOther = -3 };
-
-struct ThreadBuffer {
-  std::mutex mutex;
-  uint64_t thread_id = 0;
-  uint64_t session = 0;  // the profile this buffer's events belong to; 0: none
-  bool thread_alive = true;
-  std::vector<std::unique_ptr<Chunk>> chunks;
-  uint32_t size = 0;
-  int32_t innermost = -1;
-  std::vector<int64_t> inputs;
-  std::deque<std::string> names;
-
-  RawEvent& at(uint32_t i) { return chunks[i / kChunkEvents]->events[i % kChunkEvents]; }
-  RawEvent& append() {
-    if (size == chunks.size() * kChunkEvents) chunks.push_back(std::unique_ptr<Chunk>(new Chunk));
-    return at(size++);
-  }
-  void restart(uint64_t new_session) {
-    session = new_session;
-    size = 0;
-    innermost = -1;
-    inputs.clear();
-    names.clear();
-  }
-  void release_memory() {  // between profiles, keep one chunk: a long profile's do not stay behind
-    chunks.resize(std::min<size_t>(chunks.size(), 1));
-    if (inputs.capacity() > kInputsReserved) {
-      std::vector<int64_t>().swap(inputs);
-      inputs.reserve(kInputsReserved);
-    }
-  }
-};
 
 namespace {
 

@@ -17,7 +17,7 @@ CPP_ONLY = {
     "from_blob": "a C++ pointer; Python uses torch.from_numpy", "from_vector": "C++'s std::vector; Python uses tensor()",
     "as_strided": "C++-internal view by layout (ember's named views record autograd)",
     "as_strided_recorded": "autograd's internal view by layout", "unsafe_view": "reshape's internal step",
-    "squeeze_fresh": "matmul's internal step", "squeeze_in_place": "matmul's internal step",
+    "squeeze_in_place": "matmul's internal step",
     "nll_loss_backward": "a formula's kernel-level op", "threshold_backward": "a formula's kernel-level op",
     "rsub": "Python's `number - tensor` (__rsub__)", "scalar_tensor": "Python's tensor(number)",
     "bernoulli_": "Tensor.bernoulli_", "normal_": "Tensor.normal_", "uniform_": "Tensor.uniform_",
