@@ -1,7 +1,7 @@
 // Saved-tensor hooks behave as PyTorch 1.13's torch.autograd.graph.saved_tensors_hooks
 // (tests/fixtures/saved_hooks.json, tools/fixtures/saved_hooks.py): which tensors are packed and
-// in what order, what backward unpacks and in what order, the gradients computed from what unpack
-// returns, and every refused use with PyTorch's text.
+// in what order, what backward unpacks and in what order, and the gradients computed from what
+// unpack returns. Every refused use, with PyTorch's text: test_saved_tensors_hooks_errors.cpp.
 #include <catch2/catch.hpp>
 
 #include <any>
@@ -11,16 +11,15 @@
 #include <vector>
 
 #include "fixture.h"
+#include "saved_hooks_fixture.h"
 
 using namespace ember;
 using autograd::saved_tensors_hooks;
 using fixture::json;
+using saved_hooks_fixture::hooks_fixture;
+using saved_hooks_fixture::values;
 
 namespace {
-
-const json& hooks_fixture() { return fixture::load("saved_hooks.json"); }
-
-std::string torch_text(const std::string& name) { return hooks_fixture()["errors"][name].get<std::string>(); }
 
 struct Network {
   Tensor x, target;
@@ -50,8 +49,6 @@ void check_grads(const Network& net, const json& expected) {
     CHECK(fixture::compare(parameter.grad(), expected[name]) == "");
   }
 }
-
-Tensor values(std::vector<double> v) { return tensor(v, Options().requires_grad()); }
 
 }  // namespace
 
@@ -298,110 +295,6 @@ TEST_CASE("packing holds only the packed value: a bfloat16 pack halves what a ke
   CHECK(plain - compact == 1024 * 2);
   CHECK(allclose(a.grad(), plain_grad, 1e-2));
   CHECK_FALSE(equal(a.grad(), plain_grad));  // exp(1) rounded to bfloat16 is not exp(1)
-}
-
-// ---- refused uses, each with PyTorch's text ----
-
-TEST_CASE("backward twice through a graph saved with hooks raises PyTorch's error", "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor y;
-  {
-    saved_tensors_hooks hooks([](const Tensor& t) -> std::any { return t; },
-                              [](const std::any& packed) { return std::any_cast<Tensor>(packed); });
-    y = (a * a).sum();
-  }
-  y.backward();
-  CHECK_THROWS_WITH(y.backward(), torch_text("backward_twice"));
-}
-
-TEST_CASE("registering hooks twice on one saved tensor raises PyTorch's error", "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor y = a * a;
-  auto& saved_self = std::get<autograd::MulBackward0>(y.grad_fn()->fn).self;
-  auto pack = [](const Tensor& t) -> std::any { return t; };
-  auto unpack = [](const std::any& packed) { return std::any_cast<Tensor>(packed); };
-  saved_self.register_hooks(pack, unpack);
-  CHECK_THROWS_WITH(saved_self.register_hooks(pack, unpack), torch_text("register_twice"));
-}
-
-TEST_CASE("registering hooks on a freed saved tensor raises PyTorch's error", "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor y = a * a;
-  y.sum().backward();
-  auto& saved_self = std::get<autograd::MulBackward0>(y.grad_fn()->fn).self;
-  CHECK_THROWS_WITH(saved_self.register_hooks([](const Tensor& t) -> std::any { return t; },
-                                              [](const std::any& packed) { return std::any_cast<Tensor>(packed); }),
-                    torch_text("register_after_free"));
-}
-
-TEST_CASE("registering hooks on a tensor the node did not save raises PyTorch's error",
-          "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor y = a * ones({3});  // self is kept only for other's gradient, which is not wanted
-  auto& saved_self = std::get<autograd::MulBackward0>(y.grad_fn()->fn).self;
-  CHECK_THROWS_WITH(saved_self.register_hooks([](const Tensor& t) -> std::any { return t; },
-                                              [](const std::any& packed) { return std::any_cast<Tensor>(packed); }),
-                    torch_text("register_on_none"));
-}
-
-TEST_CASE("an unpack hook that returns no tensor raises PyTorch's error", "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor y;
-  {
-    saved_tensors_hooks hooks([](const Tensor& t) -> std::any { return t; }, [](const std::any&) { return Tensor(); });
-    y = (a * a).sum();
-  }
-  CHECK_THROWS_WITH(y.backward(), torch_text("unpack_returns_none"));
-}
-
-TEST_CASE("a pack hook that changes its input in place raises PyTorch's error", "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor b = a * 1;
-  saved_tensors_hooks hooks([](const Tensor& t) -> std::any { return Tensor(t).mul_(2); },
-                            [](const std::any& packed) { return std::any_cast<Tensor>(packed); });
-  CHECK_THROWS_WITH(b * b, torch_text("pack_modifies_input"));
-}
-
-TEST_CASE("a pack hook registered on one saved tensor that changes its input in place raises PyTorch's error",
-          "[autograd-view][saved-hooks]") {
-  Tensor a = values({1, 2, 3});
-  Tensor y = a * a;
-  auto& saved_self = std::get<autograd::MulBackward0>(y.grad_fn()->fn).self;
-  CHECK_THROWS_WITH(saved_self.register_hooks([](const Tensor& t) -> std::any { return Tensor(t).mul_(2); },
-                                              [](const std::any& packed) { return std::any_cast<Tensor>(packed); }),
-                    torch_text("pack_modifies_input"));
-  CHECK_FALSE(saved_self.has_hooks());  // the refused hooks are not kept; the tensor still is
-}
-
-TEST_CASE("hooks entered while disabled raise the disabling message", "[autograd-view][saved-hooks]") {
-  autograd::disable_saved_tensors_hooks off("saved tensors hooks are off here");
-  auto make_hooks = [] {
-    saved_tensors_hooks hooks([](const Tensor& t) -> std::any { return t; },
-                              [](const std::any& packed) { return std::any_cast<Tensor>(packed); });
-  };
-  CHECK_THROWS_WITH(make_hooks(), torch_text("hooks_while_disabled"));
-}
-
-TEST_CASE("disabling hooks while hooks are active raises the disabling message, and leaves them enabled",
-          "[autograd-view][saved-hooks]") {
-  {
-    saved_tensors_hooks hooks([](const Tensor& t) -> std::any { return t; },
-                              [](const std::any& packed) { return std::any_cast<Tensor>(packed); });
-    CHECK_THROWS_WITH(autograd::disable_saved_tensors_hooks("saved tensors hooks are off here"),
-                      torch_text("disable_while_hooks"));
-  }
-  CHECK_NOTHROW(saved_tensors_hooks([](const Tensor& t) -> std::any { return t; },
-                                    [](const std::any& packed) { return std::any_cast<Tensor>(packed); }));
-}
-
-TEST_CASE("hooks without a pack or an unpack function are refused", "[autograd-view][saved-hooks]") {
-  CHECK_THROWS_WITH(saved_tensors_hooks(nullptr, [](const std::any& packed) { return std::any_cast<Tensor>(packed); }),
-                    "saved_tensors_hooks: both a pack and an unpack hook are needed");
-  Tensor a = values({1, 2, 3});
-  Tensor y = a * a;
-  auto& saved_self = std::get<autograd::MulBackward0>(y.grad_fn()->fn).self;
-  CHECK_THROWS_WITH(saved_self.register_hooks([](const Tensor& t) -> std::any { return t; }, nullptr),
-                    "register_hooks: both a pack and an unpack hook are needed");
 }
 
 TEST_CASE("without hooks a saved tensor is kept as it is and version-checked as before",
