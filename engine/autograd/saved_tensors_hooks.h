@@ -4,8 +4,8 @@
 // when it is saved (a bfloat16 copy, a file, nothing at all to recompute later) and `unpack` turns
 // that back into a tensor when backward reads it.
 //
-// PyTorch 1.13's rules, which ember follows (tests/test_saved_tensors_hooks.cpp checks them
-// against its fixtures):
+// PyTorch 1.13's rules, which ember follows (tests/test_saved_tensors_hooks.cpp and
+// test_saved_tensors_hooks_errors.cpp check them against its fixtures):
 // - the hooks are a thread-local stack: nested guards use the inner pair only;
 // - pack runs with grad mode off, once per saved tensor, when the node is recorded; it receives
 //   the tensor itself for an input of the op (see saved_tensor.h for an output). A pack hook that
