@@ -171,6 +171,22 @@ const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
       {"clone", [](const Inputs& in, const json&) { return one(in[0].clone()); }},
       {"reshape", [](const Inputs& in, const json& args) { return one(in[0].reshape(dims_arg(args["shape"]))); }},
       {"flatten", [](const Inputs& in, const json& args) { return one(in[0].flatten(args["start"], args["end"])); }},
+      {"movedim",
+       [](const Inputs& in, const json& args) {
+         return one(movedim(in[0], dims_arg(args["source"]), dims_arg(args["destination"])));
+       }},
+      {"swapaxes",
+       [](const Inputs& in, const json& args) { return one(swapaxes(in[0], args["axis0"], args["axis1"])); }},
+      {"numpy_T", [](const Inputs& in, const json&) { return one(in[0].T()); }},
+      {"unflatten",
+       [](const Inputs& in, const json& args) { return one(in[0].unflatten(args["dim"], dims_arg(args["sizes"]))); }},
+      {"broadcast_to",
+       [](const Inputs& in, const json& args) { return one(broadcast_to(in[0], dims_arg(args["size"]))); }},
+      {"tensor_split",
+       [](const Inputs& in, const json& args) {
+         return tensor_split(in[0], args["sections"].get<int64_t>(), args["dim"].get<int64_t>());
+       }},
+      {"atleast_3d", [](const Inputs& in, const json&) { return one(atleast_3d(in[0])); }},
 
       // Pieces, in-place views and in-place math that saves its result (ops_cases_splits.py).
       {"unbind",

@@ -199,6 +199,39 @@ std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim
 Tensor diagonal(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
+// ---- views written with other views (composite_views.cpp) ----
+// movedim (moveaxis, numpy's name): the dims at `source` moved to `destination`, the others kept
+// in order; swapaxes/swapdims: transpose. Each a view, recorded as the view inside it.
+Tensor movedim(const Tensor& self, const Dims& source, const Dims& destination);
+Tensor moveaxis(const Tensor& self, const Dims& source, const Dims& destination);
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1);
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1);
+// Dim `dim` viewed as `sizes` (one may be -1).
+Tensor unflatten(const Tensor& self, int64_t dim, const Dims& sizes);
+// expand(size), and the tensors expanded to the shape they broadcast to.
+Tensor broadcast_to(const Tensor& self, const Dims& size);
+std::vector<Tensor> broadcast_tensors(const std::vector<Tensor>& tensors);
+// Slices of self along dim: `sections` pieces as equal as can be, or cut before each index, or
+// either given by an int64 CPU tensor (0-dim: sections, 1-D: indices).
+std::vector<Tensor> tensor_split(const Tensor& self, int64_t sections, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, const std::vector<int64_t>& indices, int64_t dim = 0);
+std::vector<Tensor> tensor_split(const Tensor& self, const Tensor& tensor_indices_or_sections, int64_t dim = 0);
+// tensor_split along dim 1 (hsplit; 0 for a 1-D tensor), 0 (vsplit) and 2 (dsplit); sections
+// must divide the dim.
+std::vector<Tensor> hsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> hsplit(const Tensor& self, const std::vector<int64_t>& indices);
+std::vector<Tensor> vsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> vsplit(const Tensor& self, const std::vector<int64_t>& indices);
+std::vector<Tensor> dsplit(const Tensor& self, int64_t sections);
+std::vector<Tensor> dsplit(const Tensor& self, const std::vector<int64_t>& indices);
+// The tensor with at least n dims (sizes of 1 added), or itself when it has them.
+Tensor atleast_1d(const Tensor& self);
+Tensor atleast_2d(const Tensor& self);
+Tensor atleast_3d(const Tensor& self);
+std::vector<Tensor> atleast_1d(const std::vector<Tensor>& tensors);
+std::vector<Tensor> atleast_2d(const std::vector<Tensor>& tensors);
+std::vector<Tensor> atleast_3d(const std::vector<Tensor>& tensors);
+
 // ---- comparison of whole tensors (compare.cpp) ----
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);
 bool equal(const Tensor& a, const Tensor& b);

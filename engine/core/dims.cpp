@@ -37,9 +37,10 @@ Dims contiguous_strides(const Dims& sizes) {
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim) {
-  if (ndim <= 0) ndim = 1;  // a 0-dim tensor accepts dim 0 and -1, as in PyTorch
-  EMBER_CHECK(dim >= -ndim && dim < ndim, "Dimension out of range (expected to be in range of [", -ndim, ", ", ndim - 1,
-              "], but got ", dim, ")");
+  if (ndim <= 0) ndim = 1;                      // a 0-dim tensor accepts dim 0 and -1, as in PyTorch
+  if (dim < -ndim || dim >= ndim) [[unlikely]]  // an IndexError, as ATen's maybe_wrap_dim (TORCH_CHECK_INDEX)
+    throw IndexError(str_cat("Dimension out of range (expected to be in range of [", -ndim, ", ", ndim - 1,
+                             "], but got ", dim, ")"));
   return dim < 0 ? dim + ndim : dim;
 }
 

@@ -197,6 +197,17 @@ class Tensor {
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
   Tensor view_as(const Tensor& other) const;    // view(other.sizes())
   Tensor expand_as(const Tensor& other) const;  // expand(other.sizes())
+  // The views written with other views (ops.h, composite_views.cpp); T() reverses every dim, mT()
+  // transposes the last two.
+  Tensor movedim(const Dims& source, const Dims& destination) const;
+  Tensor moveaxis(const Dims& source, const Dims& destination) const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  Tensor T() const;
+  Tensor mT() const;
+  Tensor unflatten(int64_t dim, const Dims& sizes) const;
+  Tensor broadcast_to(const Dims& size) const;
+  Tensor reshape_as(const Tensor& other) const;
   // In-place views: the tensor's own layout changes (a version bump, a node, as in-place ops).
   Tensor& transpose_(int64_t dim0, int64_t dim1);
   Tensor& t_();

@@ -86,7 +86,10 @@ struct PlainUnary : FunctionalOp {
   static Backward save(const Tensor& result, const Tensor& self) {
     if constexpr (!requires { Backward::saved_names; }) return {};
     else if constexpr (std::string_view(Backward::saved_names) == "result") return {SavedTensor::output(result)};
-    else return {self};
+    else {
+      static_assert(std::string_view(Backward::saved_names) == "self", "a plain unary op saves `self` or `result`");
+      return {self};
+    }
   }
 };
 #define EMBER_PLAIN_UNARY(name_, Name, floating_result, policy)               \

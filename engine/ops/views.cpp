@@ -281,6 +281,17 @@ struct Unsqueeze : ViewOp {
   }
 };
 
+// reshape is a view when the strides allow it, otherwise a copy (then viewed); composite, so a
+// profile shows aten::reshape around the _reshape_alias or the clone, as PyTorch's does.
+struct Reshape : CompositeOp {
+  static constexpr const char* name = "aten::reshape";
+  static Tensor compute(const Tensor& self, const Dims& shape) {
+    Dims new_sizes = infer_size(shape, self.numel());
+    if (auto new_strides = view_strides(self.sizes(), self.strides(), new_sizes))
+      return call<ReshapeAlias>(self, new_sizes, *new_strides);
+    return unsafe_view(self.clone(MemoryFormat::Contiguous), new_sizes);
+  }
+};
 struct ViewAs : CompositeOp {  // self.view(other.sizes()), as ATen's composite
   static constexpr const char* name = "aten::view_as";
   static Tensor compute(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
@@ -311,13 +322,7 @@ Tensor as_strided_recorded(const Tensor& self, const Dims& sizes, const Dims& st
 Tensor Tensor::view(const Dims& shape) const { return call<View>(*this, shape); }
 Tensor Tensor::view_as(const Tensor& other) const { return call<ViewAs>(*this, other); }
 
-// reshape is a view when the strides allow it, otherwise a copy (then viewed).
-Tensor Tensor::reshape(const Dims& shape) const {
-  Dims new_sizes = infer_size(shape, numel());
-  if (auto new_strides = view_strides(sizes(), strides(), new_sizes))
-    return call<ReshapeAlias>(*this, new_sizes, *new_strides);
-  return unsafe_view(clone(MemoryFormat::Contiguous), new_sizes);
-}
+Tensor Tensor::reshape(const Dims& shape) const { return call<Reshape>(*this, shape); }
 
 Tensor unsafe_view(const Tensor& self, const Dims& shape) { return call<UnsafeView>(self, shape); }
 void squeeze_in_place(Tensor& self, int64_t dim) {

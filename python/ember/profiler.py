@@ -147,6 +147,11 @@ class profile:
         self.stop()
         return False
 
+    def events(self):
+        """The recorded events in start order (torch's EventList of FunctionEvents: name, thread, time_range,
+        input_shapes)."""
+        return self.profiler.events()
+
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0):
         return self.profiler.key_averages(group_by_input_shape)
 

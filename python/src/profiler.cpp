@@ -68,6 +68,16 @@ void bind_profiler(py::module_& m) {
           py::keep_alive<0, 1>())
       .def("__str__", [](const KeyAverages& averages) { return averages.table(); });
 
+  // One recorded event, as torch's FunctionEvent shows its basic fields: name, thread, times in
+  // microseconds from the profiler's start, the shapes with record_shapes.
+  py::class_<Event>(p, "FunctionEvent")
+      .def_readonly("name", &Event::name)
+      .def_readonly("thread", &Event::thread)
+      .def_readonly("input_shapes", &Event::input_shapes)
+      .def_property_readonly("time_range",
+                             [](const Event& e) { return py::make_tuple(e.start_ns / 1000.0, e.end_ns / 1000.0); })
+      .def("__repr__", [](const Event& e) { return "<FunctionEvent name=" + e.name + ">"; });
+
   py::class_<Profiler>(p, "Profiler")
       .def(py::init([](std::vector<ProfilerActivity> activities, bool record_shapes, bool profile_memory,
                        bool with_flops) {
@@ -77,6 +87,7 @@ void bind_profiler(py::module_& m) {
            py::arg("with_flops") = false)
       .def("start", &Profiler::start)
       .def("stop", &Profiler::stop)
+      .def("events", [](const Profiler& profiler) { return profiler.events().events(); })
       .def("key_averages", &Profiler::key_averages, py::arg("group_by_input_shape") = false)
       .def("export_chrome_trace", &Profiler::export_chrome_trace, py::arg("path"));
 

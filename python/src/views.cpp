@@ -19,6 +19,21 @@ std::vector<Tensor> split_by(const Tensor& t, const py::object& split_size_or_se
   return unsafe ? unsafe_split_with_sizes(t, sizes, dim) : split_with_sizes(t, sizes, dim);
 }
 
+// torch.tensor_split's (and hsplit's) second argument: a number of sections, indices, or a tensor of either.
+template <typename BySections, typename ByIndices>
+py::tuple split_as_given(const py::object& indices_or_sections, BySections by_sections, ByIndices by_indices) {
+  if (PyLong_Check(indices_or_sections.ptr())) return tuple_of(by_sections(indices_or_sections.cast<int64_t>()));
+  return tuple_of(by_indices(indices_or_sections.cast<std::vector<int64_t>>()));
+}
+
+// torch.atleast_1d(*tensors): one tensor gives a tensor; several, or one list of them, a tuple.
+template <typename One, typename Many>
+py::object at_least(const py::args& tensors, One one, Many many) {
+  if (tensors.size() == 1 && py::isinstance<Tensor>(tensors[0])) return py::cast(one(tensors[0].cast<Tensor>()));
+  const py::object list = tensors.size() == 1 ? py::reinterpret_borrow<py::object>(tensors[0]) : py::object(tensors);
+  return tuple_of(many(list.cast<std::vector<Tensor>>()));
+}
+
 }  // namespace
 
 void bind_views(py::module_& m, TensorClass& tensor) {
@@ -47,6 +62,61 @@ void bind_views(py::module_& m, TensorClass& tensor) {
   method_and_function(tensor, m, "flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   method_and_function(tensor, m, "diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
                       py::arg("dim2") = 1);
+
+  // ---- views written with other views (composite_views.cpp) ----
+  for (auto [name, move] : {std::pair{"movedim", &movedim}, {"moveaxis", &moveaxis}})
+    method_and_function(
+        tensor, m, name,
+        [move](const Tensor& t, const py::object& source, const py::object& destination) {
+          return move(t, dims_from_object(source, "movedim"), dims_from_object(destination, "movedim"));
+        },
+        py::arg("source"), py::arg("destination"));
+  method_and_function(tensor, m, "swapaxes", &swapaxes, py::arg("axis0"), py::arg("axis1"));
+  method_and_function(tensor, m, "swapdims", &swapdims, py::arg("dim0"), py::arg("dim1"));
+  method_and_function(
+      tensor, m, "unflatten",
+      [](const Tensor& t, int64_t dim, const py::object& sizes) {
+        return unflatten(t, dim, dims_from_object(sizes, "unflatten"));
+      },
+      py::arg("dim"), py::arg("sizes"));
+  method_and_function(
+      tensor, m, "broadcast_to",
+      [](const Tensor& t, const py::object& size) { return broadcast_to(t, dims_from_object(size, "broadcast_to")); },
+      py::arg("size"));
+  m.def("broadcast_tensors",
+        [](const py::args& tensors) { return tuple_of(broadcast_tensors(tensors.cast<std::vector<Tensor>>())); });
+  tensor.def_property_readonly("T", &Tensor::T)
+      .def_property_readonly("mT", &Tensor::mT)
+      .def("reshape_as", &Tensor::reshape_as, py::arg("other"));
+  method_and_function(
+      tensor, m, "tensor_split",
+      [](const Tensor& t, const py::object& indices_or_sections, int64_t dim) {
+        if (py::isinstance<Tensor>(indices_or_sections))
+          return tuple_of(tensor_split(t, indices_or_sections.cast<Tensor>(), dim));
+        return split_as_given(
+            indices_or_sections, [&](int64_t sections) { return tensor_split(t, sections, dim); },
+            [&](const std::vector<int64_t>& indices) { return tensor_split(t, indices, dim); });
+      },
+      py::arg("indices_or_sections"), py::arg("dim") = 0);
+  using SplitBySections = std::vector<Tensor> (*)(const Tensor&, int64_t);
+  using SplitByIndices = std::vector<Tensor> (*)(const Tensor&, const std::vector<int64_t>&);
+  for (auto [name, by_sections, by_indices] : {std::tuple{"hsplit", SplitBySections(&hsplit), SplitByIndices(&hsplit)},
+                                               {"vsplit", SplitBySections(&vsplit), SplitByIndices(&vsplit)},
+                                               {"dsplit", SplitBySections(&dsplit), SplitByIndices(&dsplit)}})
+    method_and_function(
+        tensor, m, name,
+        [by_sections, by_indices](const Tensor& t, const py::object& indices_or_sections) {
+          return split_as_given(
+              indices_or_sections, [&](int64_t sections) { return by_sections(t, sections); },
+              [&](const std::vector<int64_t>& indices) { return by_indices(t, indices); });
+        },
+        py::arg("indices_or_sections"));
+  using AtLeastOne = Tensor (*)(const Tensor&);
+  using AtLeastMany = std::vector<Tensor> (*)(const std::vector<Tensor>&);
+  for (auto [name, one, many] : {std::tuple{"atleast_1d", AtLeastOne(&atleast_1d), AtLeastMany(&atleast_1d)},
+                                 {"atleast_2d", AtLeastOne(&atleast_2d), AtLeastMany(&atleast_2d)},
+                                 {"atleast_3d", AtLeastOne(&atleast_3d), AtLeastMany(&atleast_3d)}})
+    m.def(name, [one, many](const py::args& tensors) { return at_least(tensors, one, many); });
 
   // ---- pieces: a tuple of views, one node ----
   method_and_function(

@@ -1,0 +1,68 @@
+"""The views written with other views through the Python door: each call of
+tests/fixtures/composite_views.json (PyTorch 1.13's movedim, swapaxes, T, mT, unflatten,
+broadcast_to, broadcast_tensors, reshape_as, tensor_split, hsplit/vsplit/dsplit, atleast_nd) runs
+its own Python code with `torch` being ember, and must give PyTorch's values, strides, nodes, views,
+profiler events and warning; the refused calls PyTorch's exception types and texts. The C++ door is
+tests/test_composite_views.cpp."""
+import json
+import math
+import os
+import warnings
+
+import pytest
+
+import ember
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "composite_views.json")
+with open(FIXTURE) as f:
+    FIXTURES = json.load(f)
+
+
+def arange_leaf(sizes):
+    return ember.arange(float(math.prod(sizes))).reshape(sizes).clone().requires_grad_()
+
+
+def collapsed(names):
+    """Event names with a name repeated at once kept once (PyTorch sometimes records an op that
+    forwards to its other overload twice; tests/test_composite_views.cpp says more)."""
+    return [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]
+
+
+def flat_values(spec):
+    return [float(v) if isinstance(v, str) else v for v in spec["data"]]
+
+
+@pytest.mark.parametrize("case", FIXTURES["cases"], ids=lambda case: case["name"])
+def test_each_call_gives_pytorchs_values_nodes_views_and_events(case):
+    torch = ember  # noqa: F841 - the fixture's code names it
+    inputs = [arange_leaf(sizes) for sizes in case.get("inputs", [case.get("input")])]
+    x, other, indices = inputs[0], ember.empty(4, 6), ember.tensor([1, 4])  # noqa: F841 - names the code uses
+    ember.set_warn_always(True)  # T's warning is a warn-once in PyTorch: every case sees its own
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with ember.profiler.profile() as profile:
+                result = eval(case["code"])
+    finally:
+        ember.set_warn_always(False)
+    assert collapsed([event.name for event in profile.events()]) == collapsed(case["events"])
+    assert [str(w.message) for w in caught] == ([case["warning"]] if case["warning"] else [])
+    results = list(result) if isinstance(result, (tuple, list)) else [result]
+    assert len(results) == len(case["outputs"])
+    for out, expected in zip(results, case["outputs"]):
+        assert list(out.shape) == expected["value"]["shape"]
+        assert out.detach().reshape(-1).tolist() == flat_values(expected["value"])
+        assert list(out.stride()) == expected["strides"]
+        assert type(out.grad_fn).__name__ == expected["grad_fn"]
+        assert out._is_view() == expected["is_view"]
+        assert (out._base is x) == expected["base_is_x"]
+        assert (out is x) == expected["same_as_x"]
+
+
+@pytest.mark.parametrize("error", FIXTURES["errors"], ids=lambda error: error["name"])
+def test_each_refused_call_raises_pytorchs_exception(error):
+    torch = ember  # noqa: F841 - the fixture's code names it
+    with pytest.raises(Exception) as raised:
+        eval(error["code"])
+    assert type(raised.value).__name__ == error["type"]
+    assert str(raised.value) == error["message"]
