@@ -12,7 +12,7 @@
 #include "fixture.h"
 
 using namespace ember;
-using Outputs = std::vector<Tensor>;
+using ViewOutputs = std::vector<Tensor>;
 
 namespace {
 
@@ -25,10 +25,10 @@ Tensor arange_leaf(const Dims& sizes) {
 
 // Each case's call, as the fixture's "code" makes it in Python; x is inputs[0], `other` an empty
 // [4, 6] and `indices` the int64 tensor [1, 4].
-using Call = std::function<Outputs(const std::vector<Tensor>&)>;
-std::map<std::string, Call> calls(const Tensor& other, const Tensor& indices) {
-  auto one = [](auto f) { return Call([f](const std::vector<Tensor>& in) { return Outputs{f(in[0])}; }); };
-  auto many = [](auto f) { return Call([f](const std::vector<Tensor>& in) { return f(in[0]); }); };
+using ViewCall = std::function<ViewOutputs(const std::vector<Tensor>&)>;
+std::map<std::string, ViewCall> view_calls(const Tensor& other, const Tensor& indices) {
+  auto one = [](auto f) { return ViewCall([f](const std::vector<Tensor>& in) { return ViewOutputs{f(in[0])}; }); };
+  auto many = [](auto f) { return ViewCall([f](const std::vector<Tensor>& in) { return f(in[0]); }); };
   return {
       {"T_3d_warns", one([](const Tensor& x) { return x.T(); })},
       {"movedim_int", one([](const Tensor& x) { return movedim(x, 0, 2); })},
@@ -93,7 +93,7 @@ TEST_CASE("each view written with other views gives PyTorch's values, nodes, vie
           "[views][composite-views]") {
   set_warn_always(true);  // T's warning is PyTorch's TORCH_WARN_ONCE: each case sees its own
   const Tensor other = empty({4, 6}), indices = from_vector(std::vector<int64_t>{1, 4}, {2});
-  const std::map<std::string, Call> call_of = calls(other, indices);
+  const std::map<std::string, ViewCall> call_of = view_calls(other, indices);
   for (const auto& c : composite_views()["cases"]) {
     const std::string name = c["name"];
     INFO(name << ": " << c["code"].get<std::string>());
@@ -105,7 +105,7 @@ TEST_CASE("each view written with other views gives PyTorch's values, nodes, vie
     }
     REQUIRE(call_of.count(name) == 1);
     CapturedWarnings warnings;
-    Outputs outputs;
+    ViewOutputs outputs;
     std::vector<std::string> events;
     {
       profiler::Profiler profile;
