@@ -24,7 +24,7 @@ Tensor empty(const Dims& sizes, Options options) {
 namespace {
 using profiler::steps::Factory;
 using profiler::steps::Unrecorded;
-const Unrecorded unset;  // an option record_shapes lists as [] (size, dtype, layout, device, ...)
+using profiler::steps::unset;  // an option record_shapes lists as [] (size, dtype, layout, device, ...)
 
 Tensor filled(const Dims& sizes, Scalar value, const Options& options) {
   Tensor out = internal::recorded_empty(sizes, options.dtype_, options.device_);

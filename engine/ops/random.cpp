@@ -209,7 +209,7 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
 // aten::uniform_; rand_like > empty_like > empty_strided, then uniform_; randn's with normal_.
 namespace {
 using profiler::steps::Factory;
-const profiler::steps::Unrecorded unset;  // an option record_shapes lists as []
+using profiler::steps::unset;  // an option record_shapes lists as []
 
 template <const char* Name, typename Sampler>
 Tensor sampled(const Dims& sizes, const Options& options, Generator* generator) {

@@ -72,5 +72,6 @@ inline constexpr char kRand[] = "aten::rand", kRandn[] = "aten::randn", kZeros[]
 // stands for the options an ember op takes no value for (ones_like's dtype, layout, ...), so that
 // the op's event lists PyTorch's arguments.
 struct Unrecorded {};
+inline constexpr Unrecorded unset;  // one such argument
 
 }  // namespace ember::profiler::steps
