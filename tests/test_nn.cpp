@@ -52,6 +52,26 @@ TEST_CASE("registered parameters are found recursively with dotted names", "[nn]
   CHECK(net(ones({5, 4})).sizes() == Dims{5, 2});
 }
 
+TEST_CASE("with recurse false parameters and buffers are the module's own, as libtorch's", "[nn]") {
+  struct Outer : nn::Module {
+    Outer() {
+      register_module("inner", std::make_shared<ScaleModule>());
+      register_buffer("steps", zeros({1}));
+    }
+  } outer;
+  auto names = [](const NamedTensors& named) {
+    std::vector<std::string> out;
+    for (const auto& [name, tensor] : named) out.push_back(name);
+    return out;
+  };
+  CHECK(names(outer.named_parameters()) == std::vector<std::string>{"inner.factor"});
+  CHECK(outer.named_parameters(/*recurse=*/false).empty());
+  CHECK(outer.parameters(false).empty());
+  CHECK(names(outer.named_buffers()) == std::vector<std::string>{"steps", "inner.calls"});
+  CHECK(names(outer.named_buffers(/*recurse=*/false)) == std::vector<std::string>{"steps"});
+  CHECK(outer.buffers(false).size() == 1);
+}
+
 TEST_CASE("a submodule in a plain std::vector is not registered: parameters() and to() miss it", "[nn]") {
   LeakyModel model;
   CHECK(model.parameters().size() == 2);  // only head.weight and head.bias

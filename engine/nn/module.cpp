@@ -11,29 +11,36 @@ Tensor Parameter(const Tensor& data) {
   return leaf;
 }
 
-NamedTensors Module::named_parameters() const {
+namespace {
+
+// The registered tensors of one kind (an absent bias is none), then with `recurse` each child's
+// under its name: "weight", "0.weight", "0.1.bias".
+using Registry = std::vector<std::pair<std::string, Tensor>> Module::*;  // parameters_ or buffers_
+NamedTensors named_tensors(const Module& module, Registry registry, bool recurse) {
   NamedTensors out;
-  for (const auto& [name, tensor] : parameters_)
-    if (tensor.defined()) out.emplace_back(name, tensor);  // an absent bias is not a parameter
-  for (const auto& [child_name, child] : children_)
-    for (auto& [name, tensor] : child->named_parameters()) out.emplace_back(child_name + "." + name, tensor);
+  for (const auto& [name, tensor] : module.*registry)
+    if (tensor.defined()) out.emplace_back(name, tensor);
+  if (recurse)
+    for (const auto& [child_name, child] : module.named_children())
+      for (auto& [name, tensor] : named_tensors(*child, registry, true))
+        out.emplace_back(child_name + "." + name, tensor);
   return out;
 }
 
-std::vector<Tensor> Module::parameters() const {
+std::vector<Tensor> tensors_of(const NamedTensors& named) {
   std::vector<Tensor> out;
-  for (auto& [name, tensor] : named_parameters()) out.push_back(tensor);
+  for (const auto& [name, tensor] : named) out.push_back(tensor);
   return out;
 }
 
-std::vector<Tensor> Module::buffers() const {
-  std::vector<Tensor> out;
-  for (const auto& [name, tensor] : buffers_)
-    if (tensor.defined()) out.push_back(tensor);
-  for (const auto& [name, child] : children_)
-    for (const Tensor& t : child->buffers()) out.push_back(t);
-  return out;
+}  // namespace
+
+NamedTensors Module::named_parameters(bool recurse) const {
+  return named_tensors(*this, &Module::parameters_, recurse);
 }
+NamedTensors Module::named_buffers(bool recurse) const { return named_tensors(*this, &Module::buffers_, recurse); }
+std::vector<Tensor> Module::parameters(bool recurse) const { return tensors_of(named_parameters(recurse)); }
+std::vector<Tensor> Module::buffers(bool recurse) const { return tensors_of(named_buffers(recurse)); }
 
 std::vector<std::shared_ptr<Module>> Module::children() const {
   std::vector<std::shared_ptr<Module>> out;

@@ -30,11 +30,13 @@ class Module {
   virtual Tensor forward(const Tensor& input);
   Tensor operator()(const Tensor& input) { return forward(input); }
 
-  // All parameters of this module and, recursively, of its registered children.
-  std::vector<Tensor> parameters() const;
+  // All parameters of this module and, with `recurse`, of its registered children (libtorch's).
+  std::vector<Tensor> parameters(bool recurse = true) const;
   // The same with dotted names: "0.weight", "0.bias", "2.weight", ...
-  NamedTensors named_parameters() const;
-  std::vector<Tensor> buffers() const;
+  NamedTensors named_parameters(bool recurse = true) const;
+  // Its buffers (register_buffer), the same way.
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  NamedTensors named_buffers(bool recurse = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
   // The registered children with their names ("0", "1", ... in a Sequential), in registration order.
   const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named_children() const { return children_; }

@@ -44,9 +44,15 @@ void bind_module(py::module_& m) {
   py::class_<Module, PythonModule, std::shared_ptr<Module>>(m, "Module", py::dynamic_attr())
       .def(py::init<>())
       .def("forward", &Module::forward, py::arg("input"))
-      .def("parameters", &Module::parameters)
-      .def("named_parameters", [](const Module& module) { return named(module.named_parameters()); })
-      .def("buffers", &Module::buffers)
+      .def("parameters", &Module::parameters, py::arg("recurse") = true)
+      .def(
+          "named_parameters",
+          [](const Module& module, bool recurse) { return named(module.named_parameters(recurse)); },
+          py::arg("recurse") = true)
+      .def("buffers", &Module::buffers, py::arg("recurse") = true)
+      .def(
+          "named_buffers", [](const Module& module, bool recurse) { return named(module.named_buffers(recurse)); },
+          py::arg("recurse") = true)
       .def("children", &Module::children)
       .def("named_children",
            [](const Module& module) {

@@ -1,7 +1,9 @@
 """ember.nn from Python: the C++ modules, a Module subclassed in Python, registration by attribute
 assignment (and the chapter's pitfall of a module kept where registration cannot see it), repr as
-PyTorch's, and a small training loop with SGD whose loss falls."""
+PyTorch's, state_dict and load_state_dict, and a small training loop with SGD whose loss falls."""
 import gc
+import json
+import os
 
 import pytest
 
@@ -128,3 +130,45 @@ def test_functional_losses_take_pytorchs_keywords():
     assert F.mse_loss(torch.zeros(2), torch.ones(2), reduction="sum").item() == 2.0
     with pytest.raises(ValueError, match="mean_all is not a valid value for reduction"):
         F.mse_loss(torch.zeros(2), torch.ones(2), reduction="mean_all")
+
+
+class StateNet(nn.Module):  # tools/fixtures/nn_modules.py's StateNet, written with ember
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 2)
+        self.seq = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.LayerNorm(2))
+        self.register_buffer("steps", torch.zeros(1))
+        self.scale = nn.Parameter(torch.ones(1))
+
+
+STATE_DICT = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
+                                           "nn_modules.json")))["state_dict"]
+
+
+def test_state_dict_lists_each_modules_parameters_then_buffers_then_its_childrens_as_pytorch():
+    net = StateNet()
+    state = net.state_dict()
+    assert list(state.keys()) == STATE_DICT["keys"]
+    assert not state["fc.weight"].requires_grad and net.state_dict(keep_vars=True)["fc.weight"].requires_grad
+    assert [name for name, _ in net.named_parameters(prefix="net", recurse=False)] == STATE_DICT["own_named_parameters"]
+    assert [name for name, _ in net.named_buffers()] == STATE_DICT["named_buffers"]
+    assert len(list(net.parameters(recurse=False))) == STATE_DICT["own_parameter_count"]
+
+
+def test_load_state_dict_copies_the_values_and_reports_keys_and_shapes_as_pytorch():
+    net, other = StateNet(), StateNet()
+    state = net.state_dict()
+    assert repr(other.load_state_dict(state)) == STATE_DICT["loaded"]
+    assert torch.equal(other.fc.weight, net.fc.weight) and torch.equal(other.seq[2].bias, net.seq[2].bias)
+    del state["fc.bias"]
+    state["extra"] = torch.ones(1)
+    result = other.load_state_dict(state, strict=False)
+    assert [repr(result), result.missing_keys, result.unexpected_keys] == STATE_DICT["not_strict"]
+    with pytest.raises(RuntimeError) as strict:
+        other.load_state_dict(state)
+    assert str(strict.value) == STATE_DICT["strict_error"]
+    wrong = net.state_dict()
+    wrong["fc.weight"] = torch.ones(2, 2)
+    with pytest.raises(RuntimeError) as mismatch:
+        other.load_state_dict(wrong)
+    assert str(mismatch.value) == STATE_DICT["size_mismatch_error"]

@@ -1,14 +1,17 @@
 """torch.nn.Module's Python side (torch/nn/modules/module.py), added to ember's C++ Module: every
 C++ module (Linear, Sequential, ...) and every Python subclass gets it."""
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 from .. import _C
+from ..autograd import no_grad
 from ..utils import hooks
 from ._parameter import Parameter, as_parameter
 
 Module = _C.Module
 _cpp_parameters = Module.parameters
 _cpp_named_parameters = Module.named_parameters
+_cpp_named_buffers = Module.named_buffers
 _cpp_register_buffer = Module.register_buffer
 Linear = _C.Linear
 ReLU = _C.ReLU
@@ -85,11 +88,74 @@ def _register_buffer(self, name, tensor):
 
 
 def _parameters(self, recurse=True):
-    return [as_parameter(p) for p in _cpp_parameters(self)]
+    return [as_parameter(p) for p in _cpp_parameters(self, recurse)]
 
 
-def _named_parameters(self):
-    return [(name, as_parameter(p)) for name, p in _cpp_named_parameters(self)]
+def _named_parameters(self, prefix="", recurse=True):
+    return [(prefix + ("." if prefix else "") + name, as_parameter(p))
+            for name, p in _cpp_named_parameters(self, recurse)]
+
+
+def _named_buffers(self, prefix="", recurse=True):
+    return [(prefix + ("." if prefix else "") + name, b) for name, b in _cpp_named_buffers(self, recurse)]
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns: the keys the module has and the dict lacks, and the reverse."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+    """torch's Module.state_dict: each module's parameters, then its buffers, then its children's,
+    under dotted names; detached unless keep_vars."""
+    if destination is None:
+        destination = OrderedDict()
+    for name, tensor in _cpp_named_parameters(self, False) + _cpp_named_buffers(self, False):
+        destination[prefix + name] = tensor if keep_vars else tensor.detach()
+    for name, child in self.named_children():
+        child.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+    return destination
+
+
+def _load_state_dict(self, state_dict, strict=True):
+    """torch's Module.load_state_dict: copies each tensor into the parameter or buffer of its name,
+    with torch's texts for a shape that differs and, when strict, for missing and unexpected keys."""
+    if not isinstance(state_dict, Mapping):
+        raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+    own = OrderedDict(_cpp_named_parameters(self) + _cpp_named_buffers(self))
+    missing_keys = [key for key in own if key not in state_dict]
+    unexpected_keys = [key for key in state_dict if key not in own]
+    error_msgs = []
+    for key, target in own.items():
+        if key not in state_dict:
+            continue
+        source = state_dict[key]
+        if not isinstance(source, _C.Tensor):
+            error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(source)}")
+        elif tuple(source.shape) != tuple(target.shape):
+            error_msgs.append(f"size mismatch for {key}: copying a param with shape {source.shape} from checkpoint, "
+                              f"the shape in current model is {target.shape}.")
+        else:
+            with no_grad():
+                target.copy_(source)
+    if strict:
+        if unexpected_keys:
+            error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{key}"' for key in unexpected_keys)))
+        if missing_keys:
+            error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                ", ".join(f'"{key}"' for key in missing_keys)))
+    if error_msgs:
+        raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+            type(self).__name__, "\n\t".join(error_msgs)))
+    return _IncompatibleKeys(missing_keys, unexpected_keys)
 
 
 def _add_indent(text, spaces):
@@ -128,6 +194,9 @@ Module.register_parameter = _register_parameter
 Module.register_buffer = _register_buffer
 Module.parameters = _parameters
 Module.named_parameters = _named_parameters
+Module.named_buffers = _named_buffers
+Module.state_dict = _state_dict
+Module.load_state_dict = _load_state_dict
 Module.modules = _modules
 Module.extra_repr = lambda self: ""
 Module.__module__ = "ember.nn"
