@@ -172,3 +172,19 @@ def test_load_state_dict_copies_the_values_and_reports_keys_and_shapes_as_pytorc
     with pytest.raises(RuntimeError) as mismatch:
         other.load_state_dict(wrong)
     assert str(mismatch.value) == STATE_DICT["size_mismatch_error"]
+
+
+SEQUENTIAL = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
+                                         "nn_modules.json")))["sequential"]
+
+
+def test_a_sequential_slices_adds_and_extends_as_pytorchs():
+    s = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+    for key, made in (("slice", s[1:]), ("reversed", s[::-1]), ("added", s + nn.Sequential(nn.ReLU()))):
+        assert [name for name, _ in made.named_children()] == SEQUENTIAL[key]["names"]
+        assert repr(made) == SEQUENTIAL[key]["repr"]
+    assert s[1:][0] is s[1] and s[1:](torch.ones(1, 3)).shape == (1, 1)  # the same modules, callable
+    assert len(nn.Sequential(nn.ReLU()).extend(s)) == SEQUENTIAL["extended_len"]
+    with pytest.raises(ValueError) as refused:
+        s + 1
+    assert str(refused.value) == SEQUENTIAL["add_error"]

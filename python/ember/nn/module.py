@@ -210,3 +210,34 @@ LayerNorm.weight = property(lambda self: as_parameter(self._weight))
 LayerNorm.bias = property(lambda self: as_parameter(self._bias))
 LayerNorm.extra_repr = lambda self: (f"{tuple(self.normalized_shape)}, eps={self.eps}, "
                                      f"elementwise_affine={self._weight is not None}")
+
+_cpp_sequential_getitem = Sequential.__getitem__
+
+
+def _sequential_getitem(self, index):
+    """s[1] is the module; s[1:] a new Sequential of the same modules under their own names, as torch's."""
+    if not isinstance(index, slice):
+        return _cpp_sequential_getitem(self, index)
+    result = Sequential()
+    for name, child in list(self.named_children())[index]:
+        result.add_module(name, child)
+    return result
+
+
+def _sequential_extend(self, sequential):
+    for module in sequential:
+        self.append(module)
+    return self
+
+
+def _sequential_add(self, other):
+    """s + t: a new Sequential of s's modules, then t's, numbered anew."""
+    if not isinstance(other, Sequential):
+        raise ValueError("add operator supports only objects of Sequential class, but {} is given.".format(
+            str(type(other))))
+    return _sequential_extend(_sequential_extend(Sequential(), self), other)
+
+
+Sequential.__getitem__ = _sequential_getitem
+Sequential.extend = _sequential_extend
+Sequential.__add__ = _sequential_add
