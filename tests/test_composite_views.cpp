@@ -31,6 +31,8 @@ std::map<std::string, ViewCall> view_calls(const Tensor& other, const Tensor& in
   auto many = [](auto f) { return ViewCall([f](const std::vector<Tensor>& in) { return f(in[0]); }); };
   return {
       {"T_3d_warns", one([](const Tensor& x) { return x.T(); })},
+      {"narrow", one([](const Tensor& x) { return x.narrow(1, 1, 2); })},
+      {"narrow_negative_start", one([](const Tensor& x) { return x.narrow(0, -3, 2); })},
       {"movedim_int", one([](const Tensor& x) { return movedim(x, 0, 2); })},
       {"movedim_tuple", one([](const Tensor& x) {
          return x.movedim({0, 1}, {2, 0});
@@ -133,6 +135,11 @@ TEST_CASE("each view written with other views gives PyTorch's values, nodes, vie
   set_warn_always(false);
 }
 
+TEST_CASE("narrow takes its start as a 0-dim integer tensor too", "[views][composite-views]") {
+  const Tensor x = arange(6, kFloat32);
+  CHECK(equal(x.narrow(0, scalar_tensor(2, kInt64), 3), x.narrow(0, 2, 3)));
+}
+
 TEST_CASE("a view written with other views passes the gradient back to its input", "[views][composite-views]") {
   Tensor x = arange_leaf({2, 3, 4});
   (x.movedim(0, 2) * 2).sum().backward();
@@ -148,6 +155,9 @@ TEST_CASE("the views written with other views refuse bad arguments with PyTorch'
   std::map<std::string, std::string> texts;
   for (const auto& e : composite_views()["errors"]) texts[e["name"]] = e["message"];
   const Tensor t234 = ones({2, 3, 4}), t23 = ones({2, 3}), scalar = scalar_tensor(1.0);
+  CHECK_THROWS_WITH(ones({3}).narrow(0, scalar_tensor(0.0), 1), texts["narrow_float_start"]);
+  CHECK_THROWS_WITH(ones({3}).narrow(0, from_vector(std::vector<int64_t>{0}, {1}), 1), texts["narrow_1d_start"]);
+  CHECK_THROWS_WITH(ones({3}).narrow(0, 2, 2), texts["narrow_past_the_end"]);
   CHECK_THROWS_WITH(movedim(t234, {0, 1}, {1}), texts["movedim_count_mismatch"]);
   CHECK_THROWS_WITH(movedim(t234, {0, 0}, {1, 2}), texts["movedim_repeated_source"]);
   CHECK_THROWS_WITH(movedim(t234, {0, 1}, {2, 2}), texts["movedim_repeated_destination"]);
@@ -172,5 +182,5 @@ TEST_CASE("the views written with other views refuse bad arguments with PyTorch'
   CHECK_THROWS_WITH(vsplit(ones({4}), 2), texts["vsplit_1d"]);
   CHECK_THROWS_WITH(dsplit(t23, 1), texts["dsplit_2d"]);
   CHECK_THROWS_WITH(dsplit(t234, 3), texts["dsplit_not_divisible"]);
-  CHECK(texts.size() == 22);  // every refused call of the fixture is asserted above
+  CHECK(texts.size() == 25);  // every refused call of the fixture is asserted above
 }

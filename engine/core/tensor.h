@@ -186,6 +186,8 @@ class Tensor {
   Tensor& operator=(Scalar value) && { return fill_(value); }
   Tensor select(int64_t dim, int64_t index) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  // start given as a 0-dim integer tensor ("start must be an 0-dim integral Tensor.").
+  Tensor narrow(int64_t dim, const Tensor& start, int64_t length) const;
   Tensor slice(int64_t dim, int64_t start, int64_t end, int64_t step = 1) const;
   Tensor t() const;
   Tensor transpose(int64_t dim0, int64_t dim1) const;

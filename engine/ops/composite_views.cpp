@@ -1,5 +1,5 @@
-// The views PyTorch writes with other views (its CompositeImplicitAutograd ops): movedim and
-// swapaxes are a permute and a transpose, T and mT reverse or swap dims, unflatten is a view,
+// The views PyTorch writes with other views (its CompositeImplicitAutograd ops): narrow is a slice,
+// movedim and swapaxes are a permute and a transpose, T and mT reverse or swap dims, unflatten is a view,
 // broadcast_to an expand, tensor_split and hsplit/vsplit/dsplit are slices, atleast_nd reshapes or
 // unsqueezes. Each is a CompositeOp: a profile shows its own event with the view inside
 // (aten::movedim > aten::permute), and autograd records the inner view's node (PermuteBackward0),
@@ -106,6 +106,20 @@ struct Unflatten : CompositeOp {
     shape.erase(shape.begin() + dim);
     shape.insert(shape.begin() + dim, inferred.begin(), inferred.end());
     return self.view(shape);
+  }
+};
+struct Narrow : CompositeOp {  // length elements from start along dim: a slice
+  static constexpr const char* name = "aten::narrow";
+  static Tensor compute(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+    EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+    dim = wrap_dim(dim, self.dim());
+    const int64_t size = self.size(dim);
+    // PyTorch wraps `start` like a dimension index, except that start == size (an empty slice at
+    // the end) is valid: cat's backward narrows an empty input there.
+    if (start != size) start = wrap_dim(start, size);
+    EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
+                ") exceeds dimension size (", size, ").");
+    return self.slice(dim, start, start + length, 1);
   }
 };
 struct BroadcastTo : CompositeOp {
@@ -278,6 +292,13 @@ Tensor Tensor::moveaxis(const Dims& source, const Dims& destination) const {
 }
 Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return ember::swapaxes(*this, axis0, axis1); }
 Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return ember::swapdims(*this, dim0, dim1); }
+Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
+  return call<Narrow>(*this, dim, start, length);
+}
+Tensor Tensor::narrow(int64_t dim, const Tensor& start, int64_t length) const {
+  EMBER_CHECK(start.dim() == 0 && start.dtype() == kInt64, "start must be an 0-dim integral Tensor.");
+  return narrow(dim, start.item<int64_t>(), length);
+}
 Tensor Tensor::T() const { return call<NumpyT>(*this); }
 Tensor Tensor::mT() const { return call<MatrixT>(*this); }
 Tensor Tensor::unflatten(int64_t dim, const Dims& sizes) const { return ember::unflatten(*this, dim, sizes); }

@@ -337,18 +337,6 @@ Tensor Tensor::slice(int64_t dim, int64_t start, int64_t end, int64_t step) cons
   return call<Slice>(*this, dim, start, end, step);
 }
 
-Tensor Tensor::narrow(int64_t dim_, int64_t start, int64_t length) const {
-  EMBER_CHECK(this->dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
-  const int64_t d = wrap_dim(dim_, this->dim());
-  const int64_t size = sizes()[d];
-  // PyTorch wraps `start` like a dimension index, except that start == size (an empty slice at
-  // the end) is valid: cat's backward narrows an empty input there.
-  if (start != size) start = wrap_dim(start, size);
-  EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
-              ") exceeds dimension size (", size, ").");
-  return slice(d, start, start + length, 1);
-}
-
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const { return call<Transpose>(*this, dim0, dim1); }
 Tensor Tensor::t() const { return call<MatrixTranspose>(*this); }
 Tensor Tensor::permute(const Dims& order) const { return call<Permute>(*this, order); }

@@ -51,7 +51,12 @@ void bind_views(py::module_& m, TensorClass& tensor) {
       "permute", [](const Tensor& t, py::object dims) { return t.permute(dims_from_object(dims, "permute")); },
       py::arg("input"), py::arg("dims"));
   method_and_function(tensor, m, "select", &Tensor::select, py::arg("dim"), py::arg("index"));
-  method_and_function(tensor, m, "narrow", &Tensor::narrow, py::arg("dim"), py::arg("start"), py::arg("length"));
+  // narrow's start as a 0-dim integer tensor first: pybind11 would take a tensor as an int.
+  method_and_function(tensor, m, "narrow",
+                      py::overload_cast<int64_t, const Tensor&, int64_t>(&Tensor::narrow, py::const_), py::arg("dim"),
+                      py::arg("start"), py::arg("length"));
+  method_and_function(tensor, m, "narrow", py::overload_cast<int64_t, int64_t, int64_t>(&Tensor::narrow, py::const_),
+                      py::arg("dim"), py::arg("start"), py::arg("length"));
   method_and_function(tensor, m, "t", &Tensor::t);
   method_and_function(tensor, m, "transpose", &Tensor::transpose, py::arg("dim0"), py::arg("dim1"));
   method_and_function(
