@@ -11,10 +11,50 @@ namespace ember::python {
 
 namespace {
 
-std::vector<Tensor> parameters_from(const py::iterable& params) {
+// torch.typename: "torch.FloatTensor" for a tensor (from libtorch's "CPUFloatType"), else the
+// class's name ("int").
+std::string torch_typename(py::handle object) {
+  if (!py::isinstance<Tensor>(object)) return py::str(py::type::handle_of(object).attr("__name__"));
+  std::string type = object.cast<const Tensor&>().toString();  // "CPUFloatType", "CUDAFloatType"
+  const bool cuda = type.rfind("CUDA", 0) == 0;
+  type = type.substr(cuda ? 4 : 3, type.size() - (cuda ? 4 : 3) - 4);  // "Float"
+  return (cuda ? "torch.cuda." : "torch.") + type + "Tensor";
+}
+
+// The parameters as torch.optim.Optimizer checks them in Python: TypeErrors for a tensor given
+// for the list and for an element that is no tensor.
+std::vector<Tensor> parameters_from(const py::object& params) {
+  if (py::isinstance<Tensor>(params))
+    throw py::type_error("params argument given to the optimizer should be an iterable of Tensors or dicts, but got " +
+                         torch_typename(params));
   std::vector<Tensor> parameters;
-  for (py::handle p : params) parameters.push_back(p.cast<Tensor>());
+  for (py::handle p : params) {
+    if (!py::isinstance<Tensor>(p))
+      throw py::type_error("optimizer can only optimize Tensors, but one of the params is " + torch_typename(p));
+    parameters.push_back(p.cast<Tensor>());
+  }
   return parameters;
+}
+
+// Makes an optimizer as torch.optim's Python does: its checks of the options and parameters raise
+// ValueError there, and a parameter given twice is a UserWarning after they pass.
+template <typename Make>
+auto made_as_in_python(const std::vector<Tensor>& parameters, Make make) {
+  auto optimizer = [&] {
+    try {
+      return make();
+    } catch (const Error& e) {
+      throw py::value_error(e.what());
+    }
+  }();
+  for (size_t i = 0; i < parameters.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (parameters[i].is_same(parameters[j])) {
+        warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause an error; "
+             "see github.com/pytorch/pytorch/issues/40967 for more information");
+        return optimizer;
+      }
+  return optimizer;
 }
 
 void bind_optimizers(py::module_& m) {
@@ -23,31 +63,39 @@ void bind_optimizers(py::module_& m) {
       .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = false)
       .def_property_readonly("params", &optim::Optimizer::parameters);
   py::class_<optim::SGD, optim::Optimizer>(m, "SGD").def(
-      py::init([](const py::iterable& params, double lr, double momentum, double dampening, double weight_decay,
+      py::init([](const py::object& params, double lr, double momentum, double dampening, double weight_decay,
                   bool nesterov) {
-        return std::make_unique<optim::SGD>(parameters_from(params), optim::SGDOptions(lr)
-                                                                         .momentum(momentum)
-                                                                         .dampening(dampening)
-                                                                         .weight_decay(weight_decay)
-                                                                         .nesterov(nesterov));
+        const std::vector<Tensor> parameters = parameters_from(params);
+        return made_as_in_python(parameters, [&] {
+          return std::make_unique<optim::SGD>(parameters, optim::SGDOptions(lr)
+                                                              .momentum(momentum)
+                                                              .dampening(dampening)
+                                                              .weight_decay(weight_decay)
+                                                              .nesterov(nesterov));
+        });
       }),
       py::arg("params"), py::arg("lr"), py::arg("momentum") = 0.0, py::arg("dampening") = 0.0,
       py::arg("weight_decay") = 0.0, py::arg("nesterov") = false);
   py::class_<optim::Adam, optim::Optimizer>(m, "Adam").def(
-      py::init([](const py::iterable& params, double lr, std::array<double, 2> betas, double eps, double weight_decay,
+      py::init([](const py::object& params, double lr, std::array<double, 2> betas, double eps, double weight_decay,
                   bool amsgrad) {
-        return std::make_unique<optim::Adam>(
-            parameters_from(params),
-            optim::AdamOptions(lr).betas(betas).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad));
+        const std::vector<Tensor> parameters = parameters_from(params);
+        return made_as_in_python(parameters, [&] {
+          return std::make_unique<optim::Adam>(
+              parameters, optim::AdamOptions(lr).betas(betas).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad));
+        });
       }),
       py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::array<double, 2>{0.9, 0.999},
       py::arg("eps") = 1e-8, py::arg("weight_decay") = 0.0, py::arg("amsgrad") = false);
   py::class_<optim::AdamW, optim::Optimizer>(m, "AdamW")
-      .def(py::init([](const py::iterable& params, double lr, std::array<double, 2> betas, double eps,
+      .def(py::init([](const py::object& params, double lr, std::array<double, 2> betas, double eps,
                        double weight_decay, bool amsgrad) {
-             return std::make_unique<optim::AdamW>(
-                 parameters_from(params),
-                 optim::AdamWOptions(lr).betas(betas).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad));
+             const std::vector<Tensor> parameters = parameters_from(params);
+             return made_as_in_python(parameters, [&] {
+               return std::make_unique<optim::AdamW>(
+                   parameters,
+                   optim::AdamWOptions(lr).betas(betas).eps(eps).weight_decay(weight_decay).amsgrad(amsgrad));
+             });
            }),
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::array<double, 2>{0.9, 0.999},
            py::arg("eps") = 1e-8, py::arg("weight_decay") = 1e-2, py::arg("amsgrad") = false);
