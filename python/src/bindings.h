@@ -134,6 +134,8 @@ py::object call(const std::shared_ptr<py::object>& function, Arguments&&... argu
 }
 // How PyTorch names a Python hook in its errors: its __name__, or "<unknown>".
 std::string hook_name(const py::object& hook);
+// torch.typename: "torch.FloatTensor" for a tensor, else its class's name ("int").
+std::string torch_typename(py::handle object);
 // What a node's Python object offers, on _C.Node and on a Function's ctx alike (nodes.cpp).
 py::tuple next_functions_of(const autograd::Node& node);
 py::dict metadata_of(autograd::Node& node);

@@ -125,4 +125,14 @@ std::vector<indexing::TensorIndex> tensor_indices(py::handle index) {
   return indices;
 }
 
+// torch.typename: "torch.FloatTensor" for a tensor (from libtorch's "CPUFloatType"), else the
+// class's name ("int").
+std::string torch_typename(py::handle object) {
+  if (!py::isinstance<Tensor>(object)) return py::str(py::type::handle_of(object).attr("__name__"));
+  std::string type = object.cast<const Tensor&>().toString();  // "CPUFloatType", "CUDAFloatType"
+  const bool cuda = type.rfind("CUDA", 0) == 0;
+  type = type.substr(cuda ? 4 : 3, type.size() - (cuda ? 4 : 3) - 4);  // "Float"
+  return (cuda ? "torch.cuda." : "torch.") + type + "Tensor";
+}
+
 }  // namespace ember::python

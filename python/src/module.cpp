@@ -93,6 +93,7 @@ void bind_switches(py::module_& m) {
   m.def("set_num_threads", &set_num_threads, py::arg("n"));
   m.def("get_num_threads", &get_num_threads);
   m.def("set_warn_always", &set_warn_always, py::arg("b"));
+  m.def("typename", &torch_typename, py::arg("obj"));
   m.def("is_warn_always_enabled", &is_warn_always_enabled);
   // ember's allocator counters (engine/core/allocator.h), for the CPU as for CUDA.
   m.def(

@@ -11,16 +11,6 @@ namespace ember::python {
 
 namespace {
 
-// torch.typename: "torch.FloatTensor" for a tensor (from libtorch's "CPUFloatType"), else the
-// class's name ("int").
-std::string torch_typename(py::handle object) {
-  if (!py::isinstance<Tensor>(object)) return py::str(py::type::handle_of(object).attr("__name__"));
-  std::string type = object.cast<const Tensor&>().toString();  // "CPUFloatType", "CUDAFloatType"
-  const bool cuda = type.rfind("CUDA", 0) == 0;
-  type = type.substr(cuda ? 4 : 3, type.size() - (cuda ? 4 : 3) - 4);  // "Float"
-  return (cuda ? "torch.cuda." : "torch.") + type + "Tensor";
-}
-
 // The parameters as torch.optim.Optimizer checks them in Python: TypeErrors for a tensor given
 // for the list and for an element that is no tensor.
 std::vector<Tensor> parameters_from(const py::object& params) {

@@ -188,3 +188,35 @@ def test_a_sequential_slices_adds_and_extends_as_pytorchs():
     with pytest.raises(ValueError) as refused:
         s + 1
     assert str(refused.value) == SEQUENTIAL["add_error"]
+
+
+REGISTRATION = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
+                                           "nn_modules.json")))["registration"]
+
+
+class RegisteringNet(nn.Module):  # tools/fixtures/nn_modules.py's, written with ember
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        self.foo = 1
+
+
+@pytest.mark.parametrize("refusal", REGISTRATION["refusals"], ids=lambda refusal: refusal["code"])
+def test_registering_a_bad_name_or_value_raises_pytorchs_exception(refusal):
+    m = RegisteringNet()  # noqa: F841 - the fixture's code names it
+    with pytest.raises(Exception) as raised:
+        eval(refusal["code"])
+    assert type(raised.value).__name__ == refusal["type"]
+    assert str(raised.value) == refusal["message"]
+
+
+def test_named_modules_apply_and_requires_grad_walk_the_tree_as_pytorch():
+    m = RegisteringNet()
+    m.seq = nn.Sequential(nn.ReLU(), nn.Linear(2, 1))
+    assert [name for name, _ in m.named_modules()] == REGISTRATION["named_modules"]
+    assert [name for name, _ in m.named_modules(prefix="net")] == REGISTRATION["named_modules_prefixed"]
+    assert len(list(m.modules())) == len(REGISTRATION["named_modules"])
+    seen = []
+    assert m.apply(lambda module: seen.append(type(module).__name__)) is m
+    assert seen == REGISTRATION["apply_order"]
+    assert [p.requires_grad for p in m.requires_grad_(False).parameters()] == REGISTRATION["requires_grad_"]

@@ -13,6 +13,7 @@ _cpp_parameters = Module.parameters
 _cpp_named_parameters = Module.named_parameters
 _cpp_named_buffers = Module.named_buffers
 _cpp_register_buffer = Module.register_buffer
+_cpp_add_module = Module.add_module
 Linear = _C.Linear
 ReLU = _C.ReLU
 Dropout = _C.Dropout
@@ -78,13 +79,74 @@ def _setattr(self, name, value):
     object.__setattr__(self, name, value)
 
 
+def _check_new_name(self, kind, name, registered):
+    """torch's checks of a name given to register_parameter or register_buffer, with its texts."""
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_C.typename(name)}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(self, name) and name not in registered:
+        raise KeyError(f"attribute '{name}' already exists")
+
+
 def _register_parameter(self, name, param):
+    _check_new_name(self, "parameter", name, [n for n, _ in _cpp_named_parameters(self, False)])
+    if param is not None and not isinstance(param, Parameter):
+        raise TypeError(f"cannot assign '{_C.typename(param)}' object to parameter '{name}' "
+                        "(torch.nn.Parameter or None required)")
     object.__setattr__(self, name, None if param is None else as_parameter(self._register_parameter(name, param)))
 
 
 def _register_buffer(self, name, tensor):
     """The buffer is registered with the C++ module (to() and buffers() reach it) and is an attribute."""
+    _check_new_name(self, "buffer", name, [n for n, _ in _cpp_named_buffers(self, False)])
+    if tensor is not None and not isinstance(tensor, _C.Tensor):
+        raise TypeError(f"cannot assign '{_C.typename(tensor)}' object to buffer '{name}' "
+                        "(torch Tensor or None required)")
     object.__setattr__(self, name, _cpp_register_buffer(self, name, tensor))
+
+
+def _add_module(self, name, module):
+    """torch's add_module (and register_module): its checks, in its order, then the C++ registration."""
+    if not isinstance(module, Module) and module is not None:
+        raise TypeError(f"{_C.typename(module)} is not a Module subclass")
+    if not isinstance(name, str):
+        raise TypeError(f"module name should be a string. Got {_C.typename(name)}")
+    if hasattr(self, name) and name not in [n for n, _ in self.named_children()]:
+        raise KeyError(f"attribute '{name}' already exists")
+    if "." in name:
+        raise KeyError(f'module name can\'t contain ".", got: {name}')
+    if name == "":
+        raise KeyError('module name can\'t be empty string ""')
+    _cpp_add_module(self, name, module)
+
+
+def _named_modules(self, memo=None, prefix="", remove_duplicate=True):
+    """(name, module) for this module and every one below it, each once, as torch's."""
+    memo = set() if memo is None else memo
+    if self in memo:
+        return
+    if remove_duplicate:
+        memo.add(self)
+    yield prefix, self
+    for name, child in self.named_children():
+        yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+
+def _apply_to_all(self, fn):
+    """fn(module) for every child, depth first, then for this module; returns it (torch's apply)."""
+    for child in self.children():
+        child.apply(fn)
+    fn(self)
+    return self
+
+
+def _requires_grad_(self, requires_grad=True):
+    for parameter in self.parameters():
+        parameter.requires_grad_(requires_grad)
+    return self
 
 
 def _parameters(self, recurse=True):
@@ -179,9 +241,8 @@ def _repr(self):
 
 
 def _modules(self):
-    yield self
-    for child in self.children():
-        yield from child.modules()
+    for _, module in self.named_modules():
+        yield module
 
 
 Module.__call__ = _call
@@ -192,6 +253,11 @@ Module.__setattr__ = _setattr
 Module.__repr__ = _repr
 Module.register_parameter = _register_parameter
 Module.register_buffer = _register_buffer
+Module.add_module = _add_module
+Module.register_module = _add_module
+Module.named_modules = _named_modules
+Module.apply = _apply_to_all
+Module.requires_grad_ = _requires_grad_
 Module.parameters = _parameters
 Module.named_parameters = _named_parameters
 Module.named_buffers = _named_buffers
