@@ -220,3 +220,36 @@ def test_named_modules_apply_and_requires_grad_walk_the_tree_as_pytorch():
     assert m.apply(lambda module: seen.append(type(module).__name__)) is m
     assert seen == REGISTRATION["apply_order"]
     assert [p.requires_grad for p in m.requires_grad_(False).parameters()] == REGISTRATION["requires_grad_"]
+
+
+LOOKUP = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
+                                     "nn_modules.json")))["lookup"]
+
+
+class LookupNet(nn.Module):  # tools/fixtures/nn_modules.py's, written with ember
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+        self.seq = nn.Sequential(nn.ReLU(), nn.Linear(2, 1))
+        self.register_buffer("steps", torch.zeros(1))
+        self.foo = 3
+
+
+def test_get_submodule_parameter_and_buffer_follow_dotted_paths_as_pytorch():
+    m = LookupNet()
+    assert m.get_submodule("seq.1") is m.seq[1] and m.get_submodule("") is m
+    assert m.get_parameter("seq.1.bias") is m.seq[1].bias and m.get_buffer("steps") is m.steps
+    for refusal in LOOKUP["refusals"]:
+        with pytest.raises(AttributeError) as raised:
+            eval(refusal["code"])
+        assert str(raised.value) == refusal["message"], refusal["code"]
+
+
+def test_float_double_half_and_bfloat16_convert_a_modules_floating_tensors():
+    m = LookupNet()
+    dtypes = []
+    for convert in ("double", "float", "bfloat16", "half"):
+        assert getattr(m, convert)() is m
+        dtypes.append([str(m.fc.weight.dtype), str(m.steps.dtype)])
+    assert dtypes == LOOKUP["dtypes"]
+    assert m.cpu() is m

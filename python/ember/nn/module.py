@@ -143,6 +143,36 @@ def _apply_to_all(self, fn):
     return self
 
 
+def _get_submodule(self, target):
+    """The module at a dotted path ("seq.1"; "" is this one), with torch's texts for a wrong step."""
+    module = self
+    for item in target.split(".") if target else []:
+        children = dict(module.named_children())
+        if item not in children:
+            if hasattr(module, item):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+            raise AttributeError(type(module).__name__ + " has no attribute `" + item + "`")
+        module = children[item]
+    return module
+
+
+def _get_registered(self, target, named, what):
+    """get_parameter's and get_buffer's walk: the module of the path's head, then its own tensor."""
+    module_path, _, name = target.rpartition(".")
+    module = self.get_submodule(module_path)
+    own = dict(named(module, recurse=False))
+    if name in own:
+        return own[name]
+    if not hasattr(module, name):
+        raise AttributeError(type(module).__name__ + " has no attribute `" + name + "`")
+    raise AttributeError("`" + name + "` is not " + what)
+
+
+def _to_dtype(dtype):
+    """Module.float() and its kind: floating-point parameters and buffers converted, in place."""
+    return lambda self: self.to(dtype)
+
+
 def _requires_grad_(self, requires_grad=True):
     for parameter in self.parameters():
         parameter.requires_grad_(requires_grad)
@@ -258,6 +288,15 @@ Module.register_module = _add_module
 Module.named_modules = _named_modules
 Module.apply = _apply_to_all
 Module.requires_grad_ = _requires_grad_
+Module.get_submodule = _get_submodule
+Module.get_parameter = lambda self, target: _get_registered(self, target, _named_parameters, "an nn.Parameter")
+Module.get_buffer = lambda self, target: _get_registered(self, target, _named_buffers, "a buffer")
+Module.float = _to_dtype(_C.dtype.float32)
+Module.double = _to_dtype(_C.dtype.float64)
+Module.half = _to_dtype(_C.dtype.float16)
+Module.bfloat16 = _to_dtype(_C.dtype.bfloat16)
+Module.cpu = lambda self: self.to(_C.device("cpu"))
+Module.cuda = lambda self, device=None: self.to(_C.device("cuda", 0 if device is None else device))
 Module.parameters = _parameters
 Module.named_parameters = _named_parameters
 Module.named_buffers = _named_buffers
