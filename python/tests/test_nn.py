@@ -11,6 +11,10 @@ import ember as torch
 import ember.nn as nn
 import ember.nn.functional as F
 
+# PyTorch 1.13's answers for the module contract (tools/fixtures/nn_modules.py).
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "nn_modules.json")) as f:
+    NN_MODULES = json.load(f)
+
 
 class TwoLayers(nn.Module):
     def __init__(self):
@@ -141,8 +145,7 @@ class StateNet(nn.Module):  # tools/fixtures/nn_modules.py's StateNet, written w
         self.scale = nn.Parameter(torch.ones(1))
 
 
-STATE_DICT = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
-                                           "nn_modules.json")))["state_dict"]
+STATE_DICT = NN_MODULES["state_dict"]
 
 
 def test_state_dict_lists_each_modules_parameters_then_buffers_then_its_childrens_as_pytorch():
@@ -174,8 +177,7 @@ def test_load_state_dict_copies_the_values_and_reports_keys_and_shapes_as_pytorc
     assert str(mismatch.value) == STATE_DICT["size_mismatch_error"]
 
 
-SEQUENTIAL = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
-                                         "nn_modules.json")))["sequential"]
+SEQUENTIAL = NN_MODULES["sequential"]
 
 
 def test_a_sequential_slices_adds_and_extends_as_pytorchs():
@@ -190,8 +192,7 @@ def test_a_sequential_slices_adds_and_extends_as_pytorchs():
     assert str(refused.value) == SEQUENTIAL["add_error"]
 
 
-REGISTRATION = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
-                                           "nn_modules.json")))["registration"]
+REGISTRATION = NN_MODULES["registration"]
 
 
 class RegisteringNet(nn.Module):  # tools/fixtures/nn_modules.py's, written with ember
@@ -222,8 +223,7 @@ def test_named_modules_apply_and_requires_grad_walk_the_tree_as_pytorch():
     assert [p.requires_grad for p in m.requires_grad_(False).parameters()] == REGISTRATION["requires_grad_"]
 
 
-LOOKUP = json.load(open(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures",
-                                     "nn_modules.json")))["lookup"]
+LOOKUP = NN_MODULES["lookup"]
 
 
 class LookupNet(nn.Module):  # tools/fixtures/nn_modules.py's, written with ember
