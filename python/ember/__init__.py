@@ -23,7 +23,7 @@ globals().update({name: value for name, value in vars(_C).items()
 from ._tensor import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .amp import autocast
-from . import autograd, nn, optim, profiler, cpu, cuda, random, utils
+from . import autograd, nn, optim, profiler, cpu, cuda, random, storage, utils
 
 contiguous_format = _C.contiguous_format
 preserve_format = _C.preserve_format

@@ -71,3 +71,12 @@ def _init_subclass(cls, **kwargs):
 
 _C.Tensor.__init_subclass__ = classmethod(_init_subclass)
 _C.Tensor.backward = _backward
+
+
+def _storage(self):
+    from .storage import TypedStorage
+    return TypedStorage(self._storage_as_flat())
+
+
+_C.Tensor.storage = _storage
+_C.Tensor.untyped_storage = lambda self: _storage(self).untyped()

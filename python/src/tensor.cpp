@@ -65,6 +65,14 @@ void bind_tensor(py::module_&, TensorClass& tensor) {
       .def_property_readonly("device", &Tensor::device)
       .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().is_cuda(); })
       .def("storage_offset", &Tensor::storage_offset)
+      // The whole storage as a flat tensor of t's dtype (a new TensorImpl over the same bytes, no
+      // view, no autograd): what ember.storage's TypedStorage reads. Keeps the storage alive.
+      .def("_storage_as_flat",
+           [](const Tensor& t) {
+             const auto& storage = t.impl()->storage;
+             const int64_t elements = storage->nbytes / t.element_size();
+             return Tensor(std::make_shared<TensorImpl>(storage, Dims{elements}, Dims{1}, 0, t.dtype(), true));
+           })
       .def("element_size", &Tensor::element_size)
       .def("is_floating_point", &Tensor::is_floating_point)
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.raw_data()); });

@@ -66,3 +66,19 @@ def test_each_refused_call_raises_pytorchs_exception(error):
         eval(error["code"])
     assert type(raised.value).__name__ == error["type"]
     assert str(raised.value) == error["message"]
+
+
+def test_a_tensor_and_its_views_share_one_storage_as_pytorchs_storage_shows():
+    expected = FIXTURES["storage"]
+    t = ember.arange(6.).reshape(2, 3)
+    s = t.storage()
+    assert (s.data_ptr() == t[1].storage().data_ptr() == t.t().storage().data_ptr()) == expected["views_share"]
+    assert (t.clone().storage().data_ptr() == s.data_ptr()) == expected["clone_shares"]
+    assert [s.size(), len(s), s.nbytes(), s.element_size()] == [expected[key] for key in
+                                                               ("size", "len", "nbytes", "element_size")]
+    assert [str(s.dtype), str(s.device), s.tolist(), s[1]] == [expected[key] for key in
+                                                              ("dtype", "device", "tolist", "item_1")]
+    assert t[1].data_ptr() - s.data_ptr() == expected["view_offset_bytes"]
+    assert [repr(ember.arange(3.).storage()), repr(ember.tensor([1, 2]).storage())] == expected["reprs"]
+    assert [s.untyped().nbytes(), s.untyped().size(), len(s.untyped())] == expected["untyped"]
+    assert t.untyped_storage().nbytes() == expected["nbytes"]
