@@ -29,13 +29,21 @@ PyTorch 1.13's, where PyTorch has the name.
 
 
 def listed_ops():
-    """The ops of engine/core/op_list.h's lists: each is a function and a method (its macros declare them)."""
+    """The unary and the binary ops of engine/core/op_list.h, in its order: ([names], [names]). Each is a
+    function and a method (the list's macros declare them). The one reader of the list in Python: the
+    fixture cases of every listed op (tools/fixtures/ops_cases_listed.py) come from it too."""
     with open(os.path.join(ROOT, "engine/core/op_list.h")) as text:
-        return set(re.findall(r"^\s+(?:UNARY|BINARY)\((\w+)", text.read(), re.MULTILINE))
+        header = text.read()
+    return re.findall(r"^\s+UNARY\((\w+)", header, re.M), re.findall(r"^\s+BINARY\((\w+)", header, re.M)
+
+
+def listed_names():
+    unary, binary = listed_ops()
+    return set(unary + binary)
 
 
 def cpp_functions():
-    names = set(listed_ops())
+    names = listed_names()
     for header in ("engine/api/ops.h", "engine/api/random.h"):
         with open(os.path.join(ROOT, header)) as text:
             # wrapped_number:: is what Python's `x + 2` calls (the same names, Python's node), not more API.
@@ -52,7 +60,7 @@ def cpp_methods():
     body = header[header.index("class Tensor {"):header.index("\n};", header.index("class Tensor {"))]
     public = body[:body.index(" private:")]
     names = set(re.findall(r"^  (?:[\w:][\w:<>, ]*?[\s&*]+)(\w+)\(", public, re.MULTILINE))
-    return {n for n in names if not n.startswith("operator") and n != "Tensor"} | listed_ops()
+    return {n for n in names if not n.startswith("operator") and n != "Tensor"} | listed_names()
 
 
 def python_names():

@@ -70,11 +70,12 @@ void for_each_saved(BackwardFunction& fn, Each each) {
       [&](auto& backward) {
         using Backward = std::decay_t<decltype(backward)>;
         if constexpr (requires { Backward::saved_names; }) {
-          std::string_view names = Backward::saved_names;  // "self, other"
+          std::string_view names = Backward::saved_names;  // "self, other", as the macro's arguments were written
           auto next_name = [&names] {
+            names.remove_prefix(std::min(names.find_first_not_of(' '), names.size()));
             const size_t end = std::min(names.find(','), names.size());
             const std::string_view name = names.substr(0, end);
-            names.remove_prefix(std::min(end + 2, names.size()));  // past ", "
+            names.remove_prefix(std::min(end + 1, names.size()));  // past the comma
             return name;
           };
           std::apply([&](auto&... saved) { (each(next_name(), saved), ...); }, backward.saved());

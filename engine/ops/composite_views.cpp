@@ -284,14 +284,7 @@ std::vector<Tensor> atleast_1d(const std::vector<Tensor>& tensors) { return call
 std::vector<Tensor> atleast_2d(const std::vector<Tensor>& tensors) { return call<AtLeast<2>>(tensors); }
 std::vector<Tensor> atleast_3d(const std::vector<Tensor>& tensors) { return call<AtLeast<3>>(tensors); }
 
-Tensor Tensor::movedim(const Dims& source, const Dims& destination) const {
-  return ember::movedim(*this, source, destination);
-}
-Tensor Tensor::moveaxis(const Dims& source, const Dims& destination) const {
-  return ember::moveaxis(*this, source, destination);
-}
-Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return ember::swapaxes(*this, axis0, axis1); }
-Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return ember::swapdims(*this, dim0, dim1); }
+// The views ember offers as Tensor methods only.
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return call<Narrow>(*this, dim, start, length);
 }
@@ -301,8 +294,6 @@ Tensor Tensor::narrow(int64_t dim, const Tensor& start, int64_t length) const {
 }
 Tensor Tensor::T() const { return call<NumpyT>(*this); }
 Tensor Tensor::mT() const { return call<MatrixT>(*this); }
-Tensor Tensor::unflatten(int64_t dim, const Dims& sizes) const { return ember::unflatten(*this, dim, sizes); }
-Tensor Tensor::broadcast_to(const Dims& size) const { return ember::broadcast_to(*this, size); }
 Tensor Tensor::reshape_as(const Tensor& other) const { return call<ReshapeAs>(*this, other); }
 
 }  // namespace ember

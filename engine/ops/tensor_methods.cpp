@@ -24,6 +24,16 @@ Tensor Tensor::norm(Scalar p) const { return ember::norm(*this, p); }
 Tensor Tensor::eq(const Tensor& other) const { return ember::eq(*this, other); }
 Tensor Tensor::eq(Scalar other) const { return ember::eq(*this, other); }
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }
+Tensor Tensor::movedim(const Dims& source, const Dims& destination) const {
+  return ember::movedim(*this, source, destination);
+}
+Tensor Tensor::moveaxis(const Dims& source, const Dims& destination) const {
+  return ember::moveaxis(*this, source, destination);
+}
+Tensor Tensor::swapaxes(int64_t axis0, int64_t axis1) const { return ember::swapaxes(*this, axis0, axis1); }
+Tensor Tensor::swapdims(int64_t dim0, int64_t dim1) const { return ember::swapdims(*this, dim0, dim1); }
+Tensor Tensor::unflatten(int64_t dim, const Dims& sizes) const { return ember::unflatten(*this, dim, sizes); }
+Tensor Tensor::broadcast_to(const Dims& size) const { return ember::broadcast_to(*this, size); }
 Tensor Tensor::argmax(std::optional<int64_t> d, bool keepdim) const { return ember::argmax(*this, d, keepdim); }
 Tensor Tensor::pow(Scalar exponent) const { return ember::pow(*this, exponent); }
 #define EMBER_UNARY_METHOD(name, ...) \

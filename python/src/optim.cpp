@@ -4,6 +4,7 @@
 // parameters), so each constructor hands pybind11 a unique_ptr.
 #include <array>
 #include <memory>
+#include <set>
 
 #include "bindings.h"
 
@@ -37,13 +38,11 @@ auto made_as_in_python(const std::vector<Tensor>& parameters, Make make) {
       throw py::value_error(e.what());
     }
   }();
-  for (size_t i = 0; i < parameters.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (parameters[i].is_same(parameters[j])) {
-        warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause an error; "
-             "see github.com/pytorch/pytorch/issues/40967 for more information");
-        return optimizer;
-      }
+  std::set<const TensorImpl*> seen;
+  for (const Tensor& parameter : parameters) seen.insert(parameter.impl());
+  if (seen.size() < parameters.size())
+    warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause an error; "
+         "see github.com/pytorch/pytorch/issues/40967 for more information");
   return optimizer;
 }
 

@@ -79,6 +79,11 @@ def _setattr(self, name, value):
     object.__setattr__(self, name, value)
 
 
+def _dotted(prefix, name):
+    """A name under a prefix, as torch writes module paths: "seq" + "0" is "seq.0"; "" + "0" is "0"."""
+    return prefix + "." + name if prefix else name
+
+
 def _check_new_name(self, kind, name, registered):
     """torch's checks of a name given to register_parameter or register_buffer, with its texts."""
     if not isinstance(name, str):
@@ -132,7 +137,7 @@ def _named_modules(self, memo=None, prefix="", remove_duplicate=True):
         memo.add(self)
     yield prefix, self
     for name, child in self.named_children():
-        yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+        yield from child.named_modules(memo, _dotted(prefix, name), remove_duplicate)
 
 
 def _apply_to_all(self, fn):
@@ -184,12 +189,11 @@ def _parameters(self, recurse=True):
 
 
 def _named_parameters(self, prefix="", recurse=True):
-    return [(prefix + ("." if prefix else "") + name, as_parameter(p))
-            for name, p in _cpp_named_parameters(self, recurse)]
+    return [(_dotted(prefix, name), as_parameter(p)) for name, p in _cpp_named_parameters(self, recurse)]
 
 
 def _named_buffers(self, prefix="", recurse=True):
-    return [(prefix + ("." if prefix else "") + name, b) for name, b in _cpp_named_buffers(self, recurse)]
+    return [(_dotted(prefix, name), b) for name, b in _cpp_named_buffers(self, recurse)]
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
