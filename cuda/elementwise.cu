@@ -46,6 +46,14 @@ void binary_as(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b,
         map_elements<T, T, T>(
             out, {a, b}, [] __device__(T y, T x) { return atan2(y, x); }, "atan2");
       break;
+    case BinaryOp::FloorDivide:
+      map_elements<T, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return floor_divide(x, y); }, "floor_divide");
+      break;
+    case BinaryOp::Remainder:
+      map_elements<T, T, T>(
+          out, {a, b}, [] __device__(T x, T y) { return remainder(x, y); }, "remainder");
+      break;
   }
 }
 

@@ -71,6 +71,40 @@ EMBER_HOST_DEVICE T minimum(T a, T b) {
   return b < a || b != b ? b : a;
 }
 
+// torch.floor_divide and torch.remainder (Python's // and %): the quotient rounded toward -inf and
+// the remainder with the divisor's sign. Integers: the caller has refused a zero divisor
+// ("ZeroDivisionError"); x // -1 negates with wrap-around (ATen's int64 INT64_MIN // -1 traps
+// instead). Floats: ATen's div_floor_floating and its remainder kernel, to the bit.
+template <typename T>
+EMBER_HOST_DEVICE T floor_divide(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    if (y == T(-1)) return negated(x);
+    const T quotient = x / y;
+    return x % y != 0 && (x < 0) != (y < 0) ? T(quotient - 1) : quotient;
+  } else {
+    if (y == T(0)) return x / y;
+    const T mod = std::fmod(x, y);
+    T div = (x - mod) / y;
+    if (mod != T(0) && (y < T(0)) != (mod < T(0))) div -= T(1);
+    if (div == T(0)) return std::copysign(T(0), x / y);
+    T floored = std::floor(div);
+    if (div - floored > T(0.5)) floored += T(1);
+    return floored;
+  }
+}
+template <typename T>
+EMBER_HOST_DEVICE T remainder(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    if (y == T(-1)) return T(0);
+    const T mod = x % y;
+    return mod != 0 && (mod < 0) != (y < 0) ? T(mod + y) : mod;
+  } else {
+    T mod = std::fmod(x, y);
+    if (mod != T(0) && (y < T(0)) != (mod < T(0))) mod += y;
+    return mod;
+  }
+}
+
 // addcmul and addcdiv of one element, in PyTorch's order and roundings: self + (value * t1) * t2
 // with the last multiply and add fused, as its CPU kernel's loops compile; self + (value * t1) / t2.
 template <typename T>

@@ -50,6 +50,10 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, Sc
           map_elements<T, T, T>(out, {a, b}, [](T y, T x) { return std::atan2(y, x); });
         }
         break;
+      case BinaryOp::FloorDivide:
+        map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return floor_divide(x, y); });
+        break;
+      case BinaryOp::Remainder: map_elements<T, T, T>(out, {a, b}, [](T x, T y) { return remainder(x, y); }); break;
     }
   });
 }

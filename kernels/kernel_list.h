@@ -17,7 +17,7 @@ namespace ember::kernels {
 
 // Add/Sub: a + alpha * b, a - alpha * b (rounded once: multiply_add); Maximum/Minimum: element_math.h's;
 // Atan2: atan2(a, b), the angle of the point (b, a), floating-point only.
-enum class BinaryOp { Add, Sub, Mul, Div, Maximum, Minimum, Atan2 };
+enum class BinaryOp { Add, Sub, Mul, Div, Maximum, Minimum, Atan2, FloorDivide, Remainder };
 // Addcmul: self + value * tensor1 * tensor2; Addcdiv: self + value * tensor1 / tensor2 (element_math.h).
 enum class TernaryOp { Addcmul, Addcdiv };
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };

@@ -19,13 +19,18 @@ decltype(auto) visit_dtype(DType dtype, F&& f) {
     case DType::Float16: return f(Float16Type{});
     case DType::Int64: return f(int64_t{});
     case DType::Bool: return f(bool{});
+    case DType::UInt8: return f(uint8_t{});
+    case DType::Int8: return f(int8_t{});
+    case DType::Int16: return f(int16_t{});
+    case DType::Int32: return f(int32_t{});
   }
   EMBER_INTERNAL_ASSERT(false, "unknown dtype ", static_cast<int>(dtype));
   __builtin_unreachable();
 }
 
-// The dtypes arithmetic kernels compute in: float32, float64 and int64 (bool and the 16-bit
-// floats are converted to one of these by the op layer first, as PyTorch computes them in float).
+// The dtypes arithmetic kernels compute in: float32, float64 and int64 (bool, the narrower
+// integers and the 16-bit floats are converted to one of these by the op layer first, as PyTorch
+// computes the 16-bit floats in float).
 template <typename F>
 decltype(auto) visit_compute_dtype(DType dtype, F&& f) {
   switch (dtype) {

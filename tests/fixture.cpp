@@ -26,6 +26,10 @@ DType parse_dtype(const std::string& name) {
   if (name == "float16") return kFloat16;
   if (name == "int64") return kInt64;
   if (name == "bool") return kBool;
+  if (name == "uint8") return kUInt8;
+  if (name == "int8") return kInt8;
+  if (name == "int16") return kInt16;
+  if (name == "int32") return kInt32;
   throw std::runtime_error("unknown dtype " + name);
 }
 
@@ -70,10 +74,10 @@ Tensor make_base(const json& spec) {
   std::vector<double> values;
   for (const json& v : spec["data"]) values.push_back(number(v));
   const Dims shape = dims_arg(spec["shape"]);
-  if (dtype == kInt64) {
+  if (is_integral(dtype, false)) {
     std::vector<int64_t> ints;
     for (const json& v : spec["data"]) ints.push_back(v.get<int64_t>());
-    return from_vector(ints, shape);
+    return from_vector(ints, shape, dtype);
   }
   return from_vector(values, shape, dtype);
 }
@@ -102,7 +106,7 @@ std::string compare_within(const Tensor& actual, const json& expected, bool exac
     why << "dtype " << to_string(actual.dtype()) << " != expected " << to_string(dtype);
     return why.str();
   }
-  if (dtype == kInt64) {  // as int64: a double holds every integer only up to 2^53
+  if (is_integral(dtype, false)) {  // as int64: a double holds every integer only up to 2^53
     const std::vector<int64_t> got = actual.to_vector<int64_t>();
     for (size_t i = 0; i < got.size(); ++i)
       if (got[i] != expected["data"][i].get<int64_t>()) {

@@ -70,7 +70,9 @@ Tensor add(const Tensor& a, Scalar b);  // libtorch's Scalar overloads: AddBackw
 Tensor sub(const Tensor& a, Scalar b);
 Tensor mul(const Tensor& a, Scalar b);
 Tensor div(const Tensor& a, Scalar b);
-Tensor rsub(const Tensor& a, Scalar b);  // b - a
+Tensor rsub(const Tensor& a, Scalar b);          // b - a
+Tensor floor_divide(const Tensor& a, Scalar b);  // RemainderBackward0; floor_divide records NotImplemented
+Tensor remainder(const Tensor& a, Scalar b);
 // Python's `x + 2`: the number is a 0-dim "wrapped number" input, as PyTorch's argument parser passes
 // it, so the node is the tensor-tensor op's (AddBackward0, MulBackward0 saving the number).
 namespace wrapped_number {
@@ -91,6 +93,9 @@ EMBER_BINARY_OPS(EMBER_DECLARE_BINARY)
 #undef EMBER_DECLARE_UNARY
 #undef EMBER_DECLARE_BINARY
 Tensor pow(const Tensor& a, Scalar exponent);
+// torch.result_type: the dtype `a op b` computes in (promote_types is in core/dtype.h).
+DType result_type(const Tensor& a, const Tensor& b);
+DType result_type(const Tensor& a, Scalar b);
 Tensor eq(const Tensor& a, const Tensor& b);
 Tensor ne(const Tensor& a, const Tensor& b);
 Tensor lt(const Tensor& a, const Tensor& b);

@@ -37,5 +37,8 @@ Tensor& normal_(Tensor& self, double mean = 0, double std = 1, Generator* genera
 Tensor& bernoulli_(Tensor& self, double p = 0.5, Generator* generator = nullptr);
 // Integers uniform on [from, to), converted to self's dtype.
 Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator = nullptr);
+Tensor& random_(Tensor& self, int64_t to, Generator* generator = nullptr);  // [0, to)
+// Every integer from 0 the dtype holds exactly: to its maximum, or to 2^digits for a float dtype.
+Tensor& random_(Tensor& self, Generator* generator = nullptr);
 
 }  // namespace ember

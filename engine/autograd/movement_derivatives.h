@@ -52,17 +52,31 @@ struct BernoulliBackward0 : FillBackward2 {  // bernoulli(p): samples do not dep
 struct BernoulliBackward2 : FillBackward2 {  // bernoulli_(p) in place
   static constexpr const char* name = "BernoulliBackward2";
 };
-struct RandomBackward0 : FillBackward2 {
+struct RandomBackward0 : FillBackward2 {  // random_(from, to)
   static constexpr const char* name = "RandomBackward0";
+};
+struct RandomBackward1 : FillBackward2 {  // random_(to)
+  static constexpr const char* name = "RandomBackward1";
+};
+struct RandomBackward2 : FillBackward2 {  // random_()
+  static constexpr const char* name = "RandomBackward2";
 };
 struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old values get none
   static constexpr const char* name = "torch::autograd::CopyBackwards";
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
 };
 
+// ---- ops PyTorch gives no derivative (derivatives.yaml's not_implemented): set_, detach_copy ----
+// The forward runs and records this node, so its result requires grad; backward through it fails.
+struct NotImplemented {
+  static constexpr const char* name = "NotImplemented";
+  const char* op = "";  // as PyTorch names it in the text: "set_", "aten::detach_copy"
+  Grads apply(const Tensor&, Needs) const { throw Error(str_cat("derivative for ", op, " is not implemented")); }
+};
+
 // This section's nodes, for BackwardFunction (derivatives.h).
-using MovementNodes =
-    NodeList<CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, FillBackward2, ZeroBackward0,
-             UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards>;
+using MovementNodes = NodeList<CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, FillBackward2,
+                               ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2,
+                               RandomBackward0, RandomBackward1, RandomBackward2, CopyBackwards, NotImplemented>;
 
 }  // namespace ember::autograd

@@ -69,6 +69,19 @@ struct Atan2Backward0 {  // d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)
     return {needs[0] ? g * x * reciprocal : Tensor(), needs[1] ? g * -y * reciprocal : Tensor()};
   }
 };
+struct RemainderBackward0 {  // remainder(self, number): a step function plus self
+  static constexpr const char* name = "RemainderBackward0";
+  Grads apply(const Tensor& g, Needs) const { return {g}; }
+};
+struct RemainderBackward1 {  // remainder(self, other) = self - floor_divide(self, other) * other
+  static constexpr const char* name = "RemainderBackward1";
+  EMBER_SAVED_TENSORS(self, other);
+  Grads apply(const Tensor& g, Needs needs) const {
+    // floor_divide is a step function: detached, so a second derivative sees a constant (0).
+    const Tensor a = self.unpack(), b = other.unpack();
+    return {g, needs[1] ? -g * floor_divide(a.detach(), b.detach()) : Tensor()};
+  }
+};
 struct AddcmulBackward0 {  // self + value * tensor1 * tensor2; each tensor saved only for the other's gradient
   static constexpr const char* name = "AddcmulBackward0";
   EMBER_SAVED_TENSORS(tensor1, tensor2);
@@ -196,9 +209,9 @@ struct ClampMaxBackward0 {
 // This section's nodes, for BackwardFunction (derivatives.h).
 using PointwiseNodes =
     NodeList<AddBackward0, SubBackward0, RsubBackward1, AddBackward1, SubBackward1, MulBackward1, DivBackward1,
-             MulBackward0, DivBackward0, Atan2Backward0, AddcmulBackward0, AddcdivBackward0, NegBackward0, ExpBackward0,
-             LogBackward0, SqrtBackward0, PowBackward0, AbsBackward0, SignBackward0, ReciprocalBackward0, ReluBackward0,
-             SigmoidBackward0, TanhBackward0, WhereBackward0, MaximumBackward0, MinimumBackward0, ClampBackward1,
-             ClampMinBackward0, ClampMaxBackward0>;
+             MulBackward0, DivBackward0, Atan2Backward0, RemainderBackward0, RemainderBackward1, AddcmulBackward0,
+             AddcdivBackward0, NegBackward0, ExpBackward0, LogBackward0, SqrtBackward0, PowBackward0, AbsBackward0,
+             SignBackward0, ReciprocalBackward0, ReluBackward0, SigmoidBackward0, TanhBackward0, WhereBackward0,
+             MaximumBackward0, MinimumBackward0, ClampBackward1, ClampMinBackward0, ClampMaxBackward0>;
 
 }  // namespace ember::autograd

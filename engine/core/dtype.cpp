@@ -1,9 +1,13 @@
-// Element-type tables. promote_types follows PyTorch's promotion lattice for the six dtypes
-// ember has: bool < int64 < floating, and among floats the wider one wins, with the special case
-// that bfloat16 and float16 (neither contains the other) promote to float32.
+// Element-type tables. promote_types follows PyTorch's promotion lattice: bool < integers <
+// floating; among integers the wider wins (uint8 with int8 gives int16), among floats the wider
+// one wins, with the special case that bfloat16 and float16 (neither contains the other) promote
+// to float32.
 #include "dtype.h"
 
+#include <atomic>
 #include <ostream>
+
+#include "error.h"
 
 namespace ember {
 
@@ -15,6 +19,10 @@ std::string to_string(DType dtype) {
     case DType::Float16: return "torch.float16";
     case DType::Int64: return "torch.int64";
     case DType::Bool: return "torch.bool";
+    case DType::UInt8: return "torch.uint8";
+    case DType::Int8: return "torch.int8";
+    case DType::Int16: return "torch.int16";
+    case DType::Int32: return "torch.int32";
   }
   return "?";
 }
@@ -27,6 +35,10 @@ const char* scalar_type_name(DType dtype) {
     case DType::Float16: return "Half";
     case DType::Int64: return "Long";
     case DType::Bool: return "Bool";
+    case DType::UInt8: return "Byte";
+    case DType::Int8: return "Char";
+    case DType::Int16: return "Short";
+    case DType::Int32: return "Int";
   }
   return "?";
 }
@@ -41,6 +53,10 @@ const char* type_meta_name(DType dtype) {
     case DType::Float16: return "c10::Half";
     case DType::Int64: return "long int";
     case DType::Bool: return "bool";
+    case DType::UInt8: return "unsigned char";
+    case DType::Int8: return "signed char";
+    case DType::Int16: return "short int";
+    case DType::Int32: return "int";
   }
   return "?";
 }
@@ -49,10 +65,29 @@ DType promote_types(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::Bool) return b;
   if (b == DType::Bool) return a;
-  if (a == DType::Int64) return b;  // b is floating here
-  if (b == DType::Int64) return a;
+  if (is_integral(a, false) && is_integral(b, false)) {
+    // The wider integer wins; uint8 with int8 (neither holds the other) meet in int16.
+    if (a == DType::UInt8 || b == DType::UInt8) {
+      const DType other = a == DType::UInt8 ? b : a;
+      return other == DType::Int8 ? DType::Int16 : other;
+    }
+    return element_size(a) > element_size(b) ? a : b;
+  }
+  if (is_integral(a, false)) return b;  // b is floating here
+  if (is_integral(b, false)) return a;
   if (a == DType::Float64 || b == DType::Float64) return DType::Float64;
   return DType::Float32;  // float32 with a half type, or bfloat16 with float16
+}
+
+namespace {
+std::atomic<DType> default_dtype{DType::Float32};
+}
+
+DType get_default_dtype() { return default_dtype.load(std::memory_order_relaxed); }
+
+void set_default_dtype(DType dtype) {
+  if (!is_floating_point(dtype)) throw TypeError("only floating-point types are supported as the default type");
+  default_dtype.store(dtype, std::memory_order_relaxed);
 }
 
 }  // namespace ember

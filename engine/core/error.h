@@ -23,6 +23,12 @@ struct ValueError : Error {
   using Error::Error;
 };
 
+// An argument of the wrong type (PyTorch's TORCH_CHECK_TYPE, c10::TypeError): Python's binding
+// raises it as TypeError.
+struct TypeError : Error {
+  using Error::Error;
+};
+
 // A broken invariant inside ember (a bug in the engine, not the user's mistake): raised by
 // EMBER_INTERNAL_ASSERT so that it reads differently from a user error.
 struct InternalError : Error {

@@ -33,8 +33,11 @@
 
 // BINARY(name): Tensor name(const Tensor& self, const Tensor& other), t.name(other),
 //   torch.name(input, other) and Tensor.name(other), broadcast and promoted. Their structs are in
-//   their family's file (atan2: ops/pointwise.cpp; maximum, minimum: ops/clamp.cpp).
-#define EMBER_BINARY_OPS(BINARY)                                \
-  BINARY(atan2)   /* the angle of the point (other, self) */    \
-  BINARY(maximum) /* the larger of the two; NaN if either is */ \
-  BINARY(minimum)
+//   their family's file (atan2, floor_divide, remainder: ops/pointwise.cpp; maximum, minimum:
+//   ops/clamp.cpp).
+#define EMBER_BINARY_OPS(BINARY)                                             \
+  BINARY(atan2)   /* the angle of the point (other, self) */                 \
+  BINARY(maximum) /* the larger of the two; NaN if either is */              \
+  BINARY(minimum)                                                            \
+  BINARY(floor_divide) /* Python's //: rounded toward -inf; no derivative */ \
+  BINARY(remainder)    /* Python's %: the sign of `other` */

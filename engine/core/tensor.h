@@ -2,6 +2,7 @@
 // cheap and two copies are the same tensor (like Python names bound to one torch.Tensor).
 // Methods are thin forwards to the free functions in ops.h, where each op's path is written out.
 #pragma once
+#include <concepts>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -35,6 +36,10 @@ template <> constexpr DType dtype_of<BFloat16>() { return kBFloat16; }
 template <> constexpr DType dtype_of<Float16>() { return kFloat16; }
 template <> constexpr DType dtype_of<int64_t>() { return kInt64; }
 template <> constexpr DType dtype_of<bool>() { return kBool; }
+template <> constexpr DType dtype_of<uint8_t>() { return kUInt8; }
+template <> constexpr DType dtype_of<int8_t>() { return kInt8; }
+template <> constexpr DType dtype_of<int16_t>() { return kInt16; }
+template <> constexpr DType dtype_of<int32_t>() { return kInt32; }
 // clang-format on
 
 // Options for factories: zeros({2, 3}, kFloat64), ones({4}, Options(kFloat32).requires_grad()).
@@ -48,8 +53,8 @@ enum class TensorLayout { Strided };
 inline constexpr TensorLayout kStrided = TensorLayout::Strided;
 
 struct Options {
-  DType dtype_ = kFloat32;
-  bool has_dtype = false;  // false: the factory picks (float32, or int64 for integer arange, ...)
+  DType dtype_ = get_default_dtype();
+  bool has_dtype = false;  // false: the factory picks (the default dtype, or int64 for integer arange, ...)
   Device device_ = kCPU;
   bool has_device = false;  // false: kCPU, or for a *_like factory the tensor's device
   bool requires_grad_ = false;
@@ -175,6 +180,13 @@ class Tensor {
 
   // ---- views (share storage and version counter) ----
   Tensor view(const Dims& sizes) const;
+  // The same bytes read as another dtype (no gradient, as PyTorch's). A template so that a braced
+  // list still means sizes: view({}) is the 0-dim view, not view(DType{}).
+  template <std::same_as<DType> Dtype>
+  Tensor view(Dtype dtype) const {
+    return view_dtype(dtype);
+  }
+  Tensor view_dtype(DType dtype) const;
   Tensor reshape(const Dims& sizes) const;
   Tensor operator[](int64_t index) const;  // t[i]: select(0, i) with Python's indexing message
   // libtorch's t.index({Slice(), 1}) and t.index_put_({0, Slice(0, 2)}, v): ops/indexing.h's.
@@ -278,6 +290,12 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar value);
   Tensor& copy_(const Tensor& src);
+  // The samplers in place (api/random.h), from the default generator as libtorch's methods are.
+  Tensor& uniform_(double from = 0, double to = 1);
+  Tensor& normal_(double mean = 0, double std = 1);
+  Tensor& random_(int64_t from, int64_t to);
+  Tensor& random_(int64_t to);
+  Tensor& random_();
   Tensor& operator+=(const Tensor& other) { return add_(other); }
   Tensor& operator+=(Scalar other) { return add_(other); }
   Tensor& operator-=(const Tensor& other) { return sub_(other); }

@@ -1,6 +1,9 @@
 // The shared path of the element-wise ops (see elementwise.h).
 #include "elementwise.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "api/new_tensors.h"
 #include "core/memory_overlap.h"
 #include "device_checks.h"
@@ -14,7 +17,7 @@ namespace {
 
 DType binary_result_dtype(BinaryOp op, DType promoted) {
   // True division and atan2 of integers give the default floating dtype.
-  if ((op == BinaryOp::Div || op == BinaryOp::Atan2) && !is_floating_point(promoted)) return kFloat32;
+  if ((op == BinaryOp::Div || op == BinaryOp::Atan2) && !is_floating_point(promoted)) return get_default_dtype();
   return promoted;
 }
 
@@ -39,7 +42,19 @@ void check_bool_subtraction(BinaryOp op, DType a, DType b) {
               "mask, use the `~` or `logical_not()` operator instead.");
 }
 
+namespace {
+// floor_divide and remainder refuse bool, and an integer divisor of zero, as ATen's kernels do.
+void check_division(BinaryOp op, const Tensor& divisor, DType result) {
+  EMBER_CHECK(result != kBool, "\"", op == BinaryOp::FloorDivide ? "div_floor" : "remainder", "_",
+              divisor.device().type_name(), "\" not implemented for 'Bool'");
+  if (!is_integral(result, false)) return;
+  const std::vector<int64_t> values = divisor.to_vector<int64_t>();
+  EMBER_CHECK(std::find(values.begin(), values.end(), 0) == values.end(), "ZeroDivisionError");
+}
+}  // namespace
+
 Tensor compute_binary(BinaryOp op, const Tensor& a, const Tensor& b, Scalar alpha, DType result) {
+  if (op == BinaryOp::FloorDivide || op == BinaryOp::Remainder) check_division(op, b, result);
   // PyTorch casts alpha to the result's dtype: for bool, any non-zero alpha is true (add(True, True,
   // alpha=-1) is True, where -1 * 1 + 1 in int64 would be 0).
   if (result == kBool) alpha = alpha.toBool();
@@ -154,6 +169,6 @@ Tensor compare(CompareOp op, const Tensor& a, const Tensor& b) {
   return out;
 }
 
-DType floating_result(const Tensor& a) { return a.is_floating_point() ? a.dtype() : kFloat32; }
+DType floating_result(const Tensor& a) { return a.is_floating_point() ? a.dtype() : get_default_dtype(); }
 
 }  // namespace ember::elementwise

@@ -36,8 +36,8 @@ Tensor filled(const Dims& sizes, Scalar value, const Options& options) {
 Tensor full(const Dims& sizes, Scalar value, Options options) {
   profiler::OpEvent<Factory<profiler::steps::kFull>> event(unset, unset, unset, unset, unset, unset);
   // PyTorch's infer_full_options: without a dtype the fill value picks it, so full({3, 4}, 123) is
-  // int64 and full({2}, true) bool; a floating value gives the default, float32.
-  if (!options.has_dtype) options.dtype(value.is_bool() ? kBool : value.is_integral() ? kInt64 : kFloat32);
+  // int64 and full({2}, true) bool; a floating value gives the default dtype (float32 unless set).
+  if (!options.has_dtype) options.dtype(value.is_bool() ? kBool : value.is_integral() ? kInt64 : get_default_dtype());
   internal::check_fits(value, options.dtype_);
   return filled(sizes, value, options);
 }
@@ -182,6 +182,10 @@ Tensor from_vector(const std::vector<T>& values, const Dims& sizes, Options opti
 template Tensor from_vector(const std::vector<float>&, const Dims&, Options);
 template Tensor from_vector(const std::vector<double>&, const Dims&, Options);
 template Tensor from_vector(const std::vector<int64_t>&, const Dims&, Options);
+template Tensor from_vector(const std::vector<int32_t>&, const Dims&, Options);
+template Tensor from_vector(const std::vector<int16_t>&, const Dims&, Options);
+template Tensor from_vector(const std::vector<int8_t>&, const Dims&, Options);
+template Tensor from_vector(const std::vector<uint8_t>&, const Dims&, Options);
 
 Tensor from_vector(const std::vector<bool>& values, const Dims& sizes, Options options) {
   std::vector<int64_t> as_int(values.begin(), values.end());
@@ -189,9 +193,9 @@ Tensor from_vector(const std::vector<bool>& values, const Dims& sizes, Options o
   return from_vector(as_int, sizes, options);
 }
 
-// Like torch.tensor([1.0, 2.0]): Python floats make a float32 tensor unless a dtype is given.
+// Like torch.tensor([1.0, 2.0]): Python floats make a tensor of the default dtype unless a dtype is given.
 Tensor tensor(const std::vector<double>& values, const Dims& sizes, Options options) {
-  if (!options.has_dtype) options.dtype(kFloat32);
+  if (!options.has_dtype) options.dtype(get_default_dtype());
   return from_vector(values, sizes, options);
 }
 Tensor tensor(const std::vector<double>& values, Options options) {

@@ -96,6 +96,17 @@ Tensor with_layout(const Tensor& t, DType dtype, const Dims& strides) {
   return out;
 }
 
+namespace {
+// c10's overflows<To>: a float must lie within [lowest, largest]; an integer too, except that
+// unsigned types take negative integers down to -largest (two's complement wraps -1 to 255).
+void check_integer_fits(Scalar value, double lowest, double largest, const char* type_name) {
+  if (value.is_bool()) return;
+  const double v = value.to_double();
+  const double low = value.is_integral() && lowest == 0.0 ? -largest : lowest;
+  EMBER_CHECK(v >= low && v <= largest, "value cannot be converted to type ", type_name, " without overflow");
+}
+}  // namespace
+
 void check_fits(Scalar value, DType dtype) {
   const double v = value.to_double();
   double largest = 0;  // of the dtype; 0 where nothing can overflow
@@ -106,6 +117,10 @@ void check_fits(Scalar value, DType dtype) {
       EMBER_CHECK(!std::isnan(v) && v >= -9.2233720368547758e18 && v <= 9.2233720368547758e18,
                   "value cannot be converted to type int64_t without overflow");
       return;
+    case DType::Int32: return check_integer_fits(value, -2147483648.0, 2147483647.0, "int");
+    case DType::Int16: return check_integer_fits(value, -32768.0, 32767.0, "int16_t");
+    case DType::Int8: return check_integer_fits(value, -128.0, 127.0, "int8_t");
+    case DType::UInt8: return check_integer_fits(value, 0.0, 255.0, "uint8_t");
     case DType::Float32: largest = 3.4028234663852886e38, type_name = "float"; break;
     case DType::Float16: largest = 65504.0, type_name = "at::Half"; break;
     case DType::BFloat16: largest = 3.3895313892515355e38, type_name = "at::BFloat16"; break;

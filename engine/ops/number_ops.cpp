@@ -63,6 +63,20 @@ struct DivNumber : NumberOp<wrapped> {
     else return DivBackward1{b};
   }
 };
+struct FloorDivideNumber : FunctionalOp {
+  static constexpr const char* name = "aten::floor_divide";
+  static Tensor compute(const Tensor& a, Scalar b) {
+    return elementwise::binary_with_number(BinaryOp::FloorDivide, a, b);
+  }
+  static NotImplemented save(const Tensor&, const Tensor&, Scalar) { return {"aten::floor_divide"}; }
+};
+struct RemainderNumber : FunctionalOp {
+  static constexpr const char* name = "aten::remainder";
+  static Tensor compute(const Tensor& a, Scalar b) {
+    return elementwise::binary_with_number(BinaryOp::Remainder, a, b);
+  }
+  static RemainderBackward0 save(const Tensor&, const Tensor&, Scalar) { return {}; }
+};
 struct Rsub : FunctionalOp {  // b - a, in Python and C++ alike
   static constexpr const char* name = "aten::rsub";
   static Tensor compute(const Tensor& a, Scalar b) {
@@ -128,6 +142,8 @@ Tensor sub(const Tensor& a, Scalar b) { return call<SubNumber<false>>(a, b); }
 Tensor mul(const Tensor& a, Scalar b) { return call<MulNumber<false>>(a, b); }
 Tensor div(const Tensor& a, Scalar b) { return call<DivNumber<false>>(a, b); }
 Tensor rsub(const Tensor& a, Scalar b) { return call<Rsub>(a, b); }
+Tensor floor_divide(const Tensor& a, Scalar b) { return call<FloorDivideNumber>(a, b); }
+Tensor remainder(const Tensor& a, Scalar b) { return call<RemainderNumber>(a, b); }
 
 // ---- in-place methods ----
 namespace {

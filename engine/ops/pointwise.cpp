@@ -75,6 +75,18 @@ struct Atan2 : FunctionalOp {
   static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Atan2, a, b, 1); }
   static Atan2Backward0 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
 };
+struct FloorDivide : FunctionalOp {
+  static constexpr const char* name = "aten::floor_divide";
+  static Tensor compute(const Tensor& a, const Tensor& b) {
+    return elementwise::binary(BinaryOp::FloorDivide, a, b, 1);
+  }
+  static NotImplemented save(const Tensor&, const Tensor&, const Tensor&) { return {"aten::floor_divide"}; }
+};
+struct Remainder : FunctionalOp {
+  static constexpr const char* name = "aten::remainder";
+  static Tensor compute(const Tensor& a, const Tensor& b) { return elementwise::binary(BinaryOp::Remainder, a, b, 1); }
+  static RemainderBackward1 save(const Tensor&, const Tensor& a, const Tensor& b) { return {a, b}; }
+};
 // A unary op of core/op_list.h whose struct is the plain one: aten::<name> runs its element formula
 // and records <Name>Backward0, saving what the node names (its formula reads the input or the output:
 // exp, sqrt, sigmoid and tanh differentiate through their output, log through its input).
@@ -263,6 +275,8 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) { return call<Sub>(a,
 Tensor mul(const Tensor& a, const Tensor& b) { return call<Mul>(a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return call<Div>(a, b); }
 Tensor atan2(const Tensor& self, const Tensor& other) { return call<Atan2>(self, other); }
+Tensor floor_divide(const Tensor& self, const Tensor& other) { return call<FloorDivide>(self, other); }
+Tensor remainder(const Tensor& self, const Tensor& other) { return call<Remainder>(self, other); }
 
 #define EMBER_UNARY_FUNCTION(name, Name, ...) \
   Tensor name(const Tensor& self) { return call<Name>(self); }

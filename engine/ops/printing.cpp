@@ -212,10 +212,11 @@ std::string Tensor::str() const {
       for (int64_t d = 0; d < dim(); ++d) size += (d ? ", " : "") + std::to_string(this->size(d));
       suffixes.push_back(size + ")");
     }
-    if (dtype() != kFloat32) suffixes.push_back("dtype=" + to_string(dtype()));
+    if (dtype() != get_default_dtype()) suffixes.push_back("dtype=" + to_string(dtype()));
     body = "[]";
   } else {
-    if (dtype() != kFloat32 && dtype() != kInt64 && dtype() != kBool) suffixes.push_back("dtype=" + to_string(dtype()));
+    if (dtype() != get_default_dtype() && dtype() != kInt64 && dtype() != kBool)
+      suffixes.push_back("dtype=" + to_string(dtype()));
     const bool summarize = numel() > kThreshold;
     std::vector<Element> values;
     collect(plain, summarize, values);

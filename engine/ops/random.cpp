@@ -102,8 +102,8 @@ void dtype_limits(DType dtype, double& lowest, double& largest) {
     } else {
       largest = static_cast<double>(std::numeric_limits<T>::max());
     }
-    lowest = std::is_same_v<T, bool> ? 0.0 : -largest;
-    if constexpr (std::is_same_v<T, int64_t>) lowest = static_cast<double>(std::numeric_limits<int64_t>::lowest());
+    if constexpr (std::is_integral_v<T>) lowest = static_cast<double>(std::numeric_limits<T>::lowest());
+    else lowest = -largest;
   });
 }
 
@@ -179,6 +179,30 @@ struct Random : InPlaceOp {
   static RandomBackward0 save(const Tensor&, int64_t, int64_t, Generator*) { return {}; }
 };
 
+// random_() without a range: every integer from 0 that the dtype holds exactly, drawn as
+// ATen's uniform_int_distribution draws it (integers: up to the type's maximum; floats: up to
+// 2^digits, where digits counts the significand's bits).
+struct RandomFullRange : InPlaceOp {
+  static constexpr const char* name = "aten::random_";
+  static void compute(const Tensor& self, Generator* generator) {
+    internal::check_no_internal_overlap(self);
+    const uint64_t range = kernels::visit_dtype(self.dtype(), [](auto tag) -> uint64_t {
+      using T = decltype(tag);
+      if constexpr (std::is_integral_v<T>) return static_cast<uint64_t>(std::numeric_limits<T>::max()) + 1;
+      else if constexpr (std::is_same_v<T, BFloat16>) return (uint64_t{1} << 8) + 1;
+      else if constexpr (std::is_same_v<T, Float16>) return (uint64_t{1} << 11) + 1;
+      else return (uint64_t{1} << std::numeric_limits<T>::digits) + 1;
+    });
+    fill_on_cpu(self, [&](const Tensor& t) { kernels::random_fill(t, range, 0, generator_or_default(generator)); });
+  }
+  static RandomBackward2 save(const Tensor&, Generator*) { return {}; }
+};
+struct RandomTo : InPlaceOp {
+  static constexpr const char* name = "aten::random_";
+  static void compute(const Tensor& self, int64_t to, Generator* generator) { Random::compute(self, 0, to, generator); }
+  static RandomBackward1 save(const Tensor&, int64_t, Generator*) { return {}; }
+};
+
 }  // namespace
 
 // ---- in place ----
@@ -202,6 +226,20 @@ Tensor& random_(Tensor& self, int64_t from, int64_t to, Generator* generator) {
   call<Random>(self, from, to, generator);
   return self;
 }
+Tensor& random_(Tensor& self, int64_t to, Generator* generator) {
+  call<RandomTo>(self, to, generator);
+  return self;
+}
+Tensor& random_(Tensor& self, Generator* generator) {
+  call<RandomFullRange>(self, generator);
+  return self;
+}
+
+Tensor& Tensor::uniform_(double from, double to) { return ember::uniform_(*this, from, to); }
+Tensor& Tensor::normal_(double mean, double std) { return ember::normal_(*this, mean, std); }
+Tensor& Tensor::random_(int64_t from, int64_t to) { return ember::random_(*this, from, to); }
+Tensor& Tensor::random_(int64_t to) { return ember::random_(*this, to); }
+Tensor& Tensor::random_() { return ember::random_(*this); }
 
 // ---- new tensors ----
 

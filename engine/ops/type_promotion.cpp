@@ -3,20 +3,26 @@
 
 #include <optional>
 
+#include "api/ops.h"
+
 namespace ember::internal {
 
 DType compute_dtype(DType dtype) {
   switch (dtype) {
     case DType::BFloat16:
     case DType::Float16: return kFloat32;
-    case DType::Bool: return kInt64;
+    case DType::Bool:
+    case DType::UInt8:
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32: return kInt64;
     default: return dtype;
   }
 }
 
 namespace {
 // Category order: bool < integral < floating.
-int category(DType d) { return d == kBool ? 0 : d == kInt64 ? 1 : 2; }
+int category(DType d) { return d == kBool ? 0 : is_integral(d, false) ? 1 : 2; }
 // ATen's combine_categories: the higher-priority result wins unless the lower one is of a
 // higher category, in which case they are promoted together.
 DType combine(DType higher, DType lower) {
@@ -24,7 +30,9 @@ DType combine(DType higher, DType lower) {
   if (higher == kBool || is_floating_point(lower)) return promote_types(higher, lower);
   return higher;
 }
-DType wrapped_number_dtype(Scalar s) { return s.is_floating_point() ? kFloat32 : s.is_integral() ? kInt64 : kBool; }
+DType wrapped_number_dtype(Scalar s) {
+  return s.is_floating_point() ? get_default_dtype() : s.is_integral() ? kInt64 : kBool;
+}
 }  // namespace
 
 DType result_type(const Tensor& a, const Tensor& b) {
@@ -61,3 +69,8 @@ void check_can_cast(DType result, DType out) {
 }
 
 }  // namespace ember::internal
+
+namespace ember {
+DType result_type(const Tensor& a, const Tensor& b) { return internal::result_type(a, b); }
+DType result_type(const Tensor& a, Scalar b) { return internal::result_type(a, b); }
+}  // namespace ember

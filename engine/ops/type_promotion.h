@@ -9,7 +9,8 @@
 
 namespace ember::internal {
 
-// The dtype kernels compute `dtype` in: 16-bit floats and bool in float32 / int64.
+// The dtype kernels compute `dtype` in: 16-bit floats in float32, bool and every integer type in
+// int64 (narrowing the int64 result back wraps as the narrow type's own arithmetic would).
 DType compute_dtype(DType dtype);
 
 // PyTorch's result_type: dimensioned tensors decide within a category, 0-dim tensors and plain

@@ -33,11 +33,17 @@ float64 = _C.dtype.float64
 bfloat16 = _C.dtype.bfloat16
 float16 = _C.dtype.float16
 int64 = _C.dtype.int64
+int32 = _C.dtype.int32
+int16 = _C.dtype.int16
+int8 = _C.dtype.int8
+uint8 = _C.dtype.uint8
 bool = _C.dtype.bool  # noqa: A001 (torch.bool; Python's bool is not used below this line)
 float = float32  # noqa: A001
 double = float64
 half = float16
 long = int64
+int = int32  # noqa: A001
+short = int16
 
 
 def is_tensor(obj):

@@ -88,9 +88,9 @@ py::object item(const Tensor& t) {
   // torch's Python-side message; the C++ item() says "a Tensor with 2 elements cannot be converted to Scalar".
   if (t.numel() != 1) throw py::value_error("only one element tensors can be converted to Python scalars");
   switch (t.dtype()) {
-    case kInt64: return py::int_(t.item<int64_t>());
     case kBool: return py::bool_(t.item<bool>());
-    default: return py::float_(t.item<double>());
+    default:
+      return is_integral(t.dtype(), false) ? py::object(py::int_(t.item<int64_t>())) : py::float_(t.item<double>());
   }
 }
 

@@ -78,11 +78,22 @@ void bind_math(py::module_& m, TensorClass& tensor) {
 
   // The ops of core/op_list.h: torch.exp(input) and Tensor.exp(), torch.maximum(input, other), ...
 #define EMBER_BIND_UNARY(name, ...) method_and_function(tensor, m, #name, &ember::name);
-#define EMBER_BIND_BINARY(name) method_and_function(tensor, m, #name, &ember::name, py::arg("other"));
+#define EMBER_BIND_BINARY(name)                                                                        \
+  method_and_function(tensor, m, #name, py::overload_cast<const Tensor&, const Tensor&>(&ember::name), \
+                      py::arg("other"));
   EMBER_UNARY_OPS(EMBER_BIND_UNARY)
   EMBER_BINARY_OPS(EMBER_BIND_BINARY)
 #undef EMBER_BIND_UNARY
 #undef EMBER_BIND_BINARY
+  // The Scalar overloads of two listed ops: torch.remainder(x, 2) records RemainderBackward0.
+  tensor.def("floor_divide", py::overload_cast<const Tensor&, Scalar>(&floor_divide), py::arg("other"));
+  m.def("floor_divide", py::overload_cast<const Tensor&, Scalar>(&floor_divide), py::arg("input"), py::arg("other"));
+  tensor.def("remainder", py::overload_cast<const Tensor&, Scalar>(&remainder), py::arg("other"));
+  m.def("remainder", py::overload_cast<const Tensor&, Scalar>(&remainder), py::arg("input"), py::arg("other"));
+  m.def("result_type", py::overload_cast<const Tensor&, const Tensor&>(&result_type), py::arg("tensor1"),
+        py::arg("tensor2"));
+  m.def("result_type", py::overload_cast<const Tensor&, Scalar>(&result_type), py::arg("tensor"), py::arg("other"));
+  m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
   method_and_function(tensor, m, "clamp", &clamp, py::arg("min") = py::none(), py::arg("max") = py::none());
   method_and_function(tensor, m, "clamp_min", &clamp_min, py::arg("min"));
   method_and_function(tensor, m, "clamp_max", &clamp_max, py::arg("max"));

@@ -1,7 +1,8 @@
 // The `ember._C` extension: ember's C++ API seen from Python. This file makes the module: dtypes
 // and devices, ember's warnings as Python's UserWarnings, and the process-wide switches (grad
 // mode, seeds, threads, memory counters). ember::Error is a std::runtime_error, which pybind11
-// raises as RuntimeError with the same text; ember::IndexError is raised as IndexError.
+// raises as RuntimeError with the same text; ember::IndexError is raised as IndexError, and
+// ember::TypeError as TypeError.
 #include <map>
 
 #include "bindings.h"
@@ -28,7 +29,13 @@ void bind_dtypes_and_devices(py::module_& m) {
       .value("float16", kFloat16)
       .value("int64", kInt64)
       .value("bool", kBool)
-      .def_property_readonly("is_floating_point", [](DType d) { return is_floating_point(d); });
+      .value("uint8", kUInt8)
+      .value("int8", kInt8)
+      .value("int16", kInt16)
+      .value("int32", kInt32)
+      .def_property_readonly("is_floating_point", [](DType d) { return is_floating_point(d); })
+      .def_property_readonly("is_complex", [](DType) { return false; })
+      .def_property_readonly("is_signed", [](DType d) { return d != kUInt8 && d != kBool; });
   // Printed as PyTorch prints them ("torch.float32"), replacing pybind11's enum texts.
   py::setattr(dtype, "__repr__", py::cpp_function([](DType d) { return to_string(d); }, py::is_method(dtype)));
   py::setattr(dtype, "__str__", py::cpp_function([](DType d) { return to_string(d); }, py::is_method(dtype)));
@@ -78,6 +85,8 @@ void warn_in_python(const std::string& message) {
 
 void bind_switches(py::module_& m) {
   m.def("is_grad_enabled", &GradMode::is_enabled);
+  m.def("get_default_dtype", &get_default_dtype);
+  m.def("set_default_dtype", &set_default_dtype, py::arg("d"));
   m.def("_set_grad_enabled", &GradMode::set_enabled, py::arg("enabled"));
   m.def("is_inference_mode_enabled", &InferenceMode::is_enabled);
   m.def(
@@ -127,6 +136,8 @@ PYBIND11_MODULE(_C, m) {
       if (error) std::rethrow_exception(error);
     } catch (const ember::IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ember::TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
     }
   });
   ember::set_warning_handler(warn_in_python);

@@ -17,6 +17,10 @@ py::dtype numpy_dtype(DType dtype) {
     case kFloat32: return py::dtype::of<float>();
     case kFloat64: return py::dtype::of<double>();
     case kInt64: return py::dtype::of<int64_t>();
+    case kInt32: return py::dtype::of<int32_t>();
+    case kInt16: return py::dtype::of<int16_t>();
+    case kInt8: return py::dtype::of<int8_t>();
+    case kUInt8: return py::dtype::of<uint8_t>();
     case kBool: return py::dtype::of<bool>();
     case kFloat16: return py::dtype("float16");
     default: throw py::type_error(std::string("Got unsupported ScalarType ") + scalar_type_name(dtype));
@@ -29,10 +33,14 @@ DType ember_dtype(const py::array& array) {
   if (dtype.kind() == 'f' && dtype.itemsize() == 8) return kFloat64;
   if (dtype.kind() == 'f' && dtype.itemsize() == 2) return kFloat16;
   if (dtype.kind() == 'i' && dtype.itemsize() == 8) return kInt64;
+  if (dtype.kind() == 'i' && dtype.itemsize() == 4) return kInt32;
+  if (dtype.kind() == 'i' && dtype.itemsize() == 2) return kInt16;
+  if (dtype.kind() == 'i' && dtype.itemsize() == 1) return kInt8;
+  if (dtype.kind() == 'u' && dtype.itemsize() == 1) return kUInt8;
   if (dtype.kind() == 'b') return kBool;
-  throw py::type_error("can't convert np.ndarray of type numpy." +
-                       dtype.attr("type").attr("__name__").cast<std::string>() +
-                       ". The only supported types are: float64, float32, float16, int64, and bool.");
+  throw py::type_error(
+      "can't convert np.ndarray of type numpy." + dtype.attr("type").attr("__name__").cast<std::string>() +
+      ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
 }
 
 py::array to_numpy(const Tensor& t) {

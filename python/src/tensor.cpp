@@ -34,9 +34,8 @@ py::object tolist_as(const Tensor& t) {
 }
 py::object tolist(const Tensor& t) {
   switch (t.dtype()) {
-    case kInt64: return tolist_as<int64_t>(t);
     case kBool: return tolist_as<bool>(t);
-    default: return tolist_as<double>(t);
+    default: return is_integral(t.dtype(), false) ? tolist_as<int64_t>(t) : tolist_as<double>(t);
   }
 }
 
@@ -81,7 +80,15 @@ void bind_tensor(py::module_&, TensorClass& tensor) {
   tensor
       .def_property("requires_grad", &Tensor::requires_grad,
                     [](Tensor& t, bool requires_grad) { t.requires_grad_(requires_grad); })
-      .def("requires_grad_", &Tensor::requires_grad_, py::arg("requires_grad") = true, kSelf)
+      .def(
+          "requires_grad_",
+          [](Tensor& t, bool requires_grad) -> Tensor& {
+            // torch's method has a text of its own; its setter (t.requires_grad = True) has the C++ one.
+            EMBER_CHECK(!requires_grad || t.is_floating_point(),
+                        "only Tensors of floating point dtype can require gradients");
+            return t.requires_grad_(requires_grad);
+          },
+          py::arg("requires_grad") = true, kSelf)
       .def_property(
           "grad", [](const Tensor& t) { return optional_tensor(t.grad()); },
           [](const Tensor& t, std::optional<Tensor> grad) { t.mutable_grad() = grad.value_or(Tensor()); })
@@ -162,6 +169,10 @@ void bind_tensor(py::module_&, TensorClass& tensor) {
       .def("half", [](const Tensor& t) { return t.to(kFloat16); })
       .def("bfloat16", [](const Tensor& t) { return t.to(kBFloat16); })
       .def("long", [](const Tensor& t) { return t.to(kInt64); })
+      .def("int", [](const Tensor& t) { return t.to(kInt32); })
+      .def("short", [](const Tensor& t) { return t.to(kInt16); })
+      .def("char", [](const Tensor& t) { return t.to(kInt8); })
+      .def("byte", [](const Tensor& t) { return t.to(kUInt8); })
       .def("bool", [](const Tensor& t) { return t.to(kBool); })
       .def("item", &item)
       .def("tolist", &tolist)
@@ -219,7 +230,15 @@ void bind_tensor(py::module_&, TensorClass& tensor) {
           "normal_", [](Tensor& t, double mean, double std) -> Tensor& { return normal_(t, mean, std); },
           py::arg("mean") = 0.0, py::arg("std") = 1.0, kSelf)
       .def(
-          "bernoulli_", [](Tensor& t, double p) -> Tensor& { return bernoulli_(t, p); }, py::arg("p") = 0.5, kSelf);
+          "bernoulli_", [](Tensor& t, double p) -> Tensor& { return bernoulli_(t, p); }, py::arg("p") = 0.5, kSelf)
+      // torch's three forms: random_(from, to), random_(to) and random_().
+      .def(
+          "random_", [](Tensor& t, int64_t from, int64_t to) -> Tensor& { return random_(t, from, to); },
+          py::arg("from"), py::arg("to"), kSelf)
+      .def(
+          "random_", [](Tensor& t, int64_t to) -> Tensor& { return random_(t, to); }, py::arg("to"), kSelf)
+      .def(
+          "random_", [](Tensor& t) -> Tensor& { return random_(t); }, kSelf);
 }
 
 }  // namespace ember::python

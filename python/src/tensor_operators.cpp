@@ -69,6 +69,9 @@ void bind_tensor_operators(TensorClass& tensor) {
   def_tensor_and_number(tensor, "__le__", op, [](const Tensor& a, const auto& b) { return a <= b; });
   def_tensor_and_number(tensor, "__gt__", op, [](const Tensor& a, const auto& b) { return a > b; });
   def_tensor_and_number(tensor, "__ge__", op, [](const Tensor& a, const auto& b) { return a >= b; });
+  // `x // y` and `x % y`: PyTorch's Scalar overloads for a number (RemainderBackward0).
+  def_tensor_and_number(tensor, "__floordiv__", op, [](const Tensor& a, const auto& b) { return floor_divide(a, b); });
+  def_tensor_and_number(tensor, "__mod__", op, [](const Tensor& a, const auto& b) { return remainder(a, b); });
 
   tensor
       .def(

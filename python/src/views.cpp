@@ -38,7 +38,10 @@ py::object at_least(const py::args& tensors, One one, Many many) {
 
 void bind_views(py::module_& m, TensorClass& tensor) {
   // ---- views (share storage and version counter) ----
-  tensor.def("view", [](const Tensor& t, py::args shape) { return t.view(dims_from_args(shape, "view")); })
+  tensor
+      .def(
+          "view", [](const Tensor& t, DType dtype) { return t.view(dtype); }, py::arg("dtype"))
+      .def("view", [](const Tensor& t, py::args shape) { return t.view(dims_from_args(shape, "view")); })
       .def("reshape", [](const Tensor& t, py::args shape) { return t.reshape(dims_from_args(shape, "reshape")); })
       .def("permute", [](const Tensor& t, py::args dims) { return t.permute(dims_from_args(dims, "permute")); })
       .def("expand", [](const Tensor& t, py::args sizes) { return t.expand(dims_from_args(sizes, "expand")); })

@@ -21,7 +21,7 @@ CPP_ONLY = {
     "nll_loss_backward": "a formula's kernel-level op", "threshold_backward": "a formula's kernel-level op",
     "rsub": "Python's `number - tensor` (__rsub__)", "scalar_tensor": "Python's tensor(number)",
     "bernoulli_": "Tensor.bernoulli_", "normal_": "Tensor.normal_", "uniform_": "Tensor.uniform_",
-    "random_": "Tensor.random_ is not bound yet",
+    "random_": "Tensor.random_",
     "linear": "torch.nn.functional.linear", "layer_norm": "torch.nn.functional.layer_norm",
     "mse_loss": "torch.nn.functional.mse_loss", "nll_loss": "torch.nn.functional.nll_loss",
     "cross_entropy": "torch.nn.functional.cross_entropy", "dropout": "torch.nn.functional.dropout",
@@ -41,6 +41,7 @@ CPP_ONLY_METHODS = {
     "toString": "libtorch's type name; Python's is Tensor.type()", "options": "Python passes dtype=, device=",
     "accessor": "C++'s checked element access; Python indexes", "index": "Python's t[...]",
     "index_put_": "Python's t[...] = value",
+    "view_dtype": "Tensor.view(dtype) (C++'s view(DType) forwards to it)",
 }
 
 
