@@ -52,6 +52,8 @@ calls torch.manual_seed first, and JSON is written compactly
                                 (keys documented in tools/fixtures/autograd_debug.py)
   tests/fixtures/exact_sums.json float32 and float64 sums and means, every bit PyTorch's, in its order
                                 of additions under AVX2 (tools/fixtures/exact_sums.py)
+  tests/fixtures/exact_pow.json x.pow(e) for float32 and float64, every bit PyTorch's (Sleef's pow over
+                                its vectors, libm's over the rest; tools/fixtures/exact_pow.py)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
@@ -89,9 +91,9 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import (autocast, autograd_debug, check, composite_views, errors, exact_sums, fidelity, mlp,  # noqa: E402
-                      nn_modules, ops_cases, optim, printing, profiler, graph_dot, random, replay, saved_hooks,
-                      size_sweep)
+from fixtures import (autocast, autograd_debug, check, composite_views, errors, exact_pow, exact_sums,  # noqa: E402
+                      fidelity, mlp, nn_modules, ops_cases, optim, printing, profiler, graph_dot, random, replay,
+                      saved_hooks, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -123,6 +125,7 @@ def main():
         ("replay.json", replay, replay.build),
         ("composite_views.json", composite_views, composite_views.build),
         ("exact_sums.json", exact_sums, exact_sums.build),
+        ("exact_pow.json", exact_pow, exact_pow.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them
     unknown = set(only) - {fname for fname, _, _ in builders}
