@@ -10,7 +10,9 @@
 // (4 doubles) with its AVX2 and its default kernels, 16 with its AVX-512 ones. ember always adds in
 // the AVX2 order, the one PyTorch 1.13 runs on every machine of this project's kinds unless told
 // otherwise (ATEN_CPU_CAPABILITY=avx512), so results do not depend on the machine. The lanes are
-// the compiler's vectors (GCC's vector extension).
+// the compiler's vectors (GCC's vector extension), and each entry point below is flattened
+// (everything it calls inlined): called from a parallel region, GCC took the calls for cold ones
+// and left multi_row_sum and every load a call of its own (a [256, 512] row sum 6 times slower).
 //
 // Above 32768 elements ATen may share a sum among its threads and add their results; ember adds
 // in the order of one thread, as PyTorch does under torch.set_num_threads(1).
@@ -103,7 +105,7 @@ Acc row_sum(int64_t size, Load load) {
 // row_sum of Lanes, then the leftover elements one by one, then the lanes in order (row_sum alone
 // below one vector). The sum is added to ATen's zero-filled output, which makes a -0 sum +0.
 template <typename T>
-T cascade_sum_row(const T* x, int64_t n) {
+[[gnu::flatten]] T cascade_sum_row(const T* x, int64_t n) {
   constexpr int kWidth = kAtenLanes<T>;
   if (n < kWidth) return T(0) + row_sum<T>(n, [x](int64_t i) { return x[i]; });
   const int64_t vectors = n / kWidth;
@@ -118,7 +120,7 @@ T cascade_sum_row(const T* x, int64_t n) {
 // of a vector: each row's additions are row_sum's, as in cascade_sum_row, but side by side, so the
 // short chains of additions of many short rows overlap (a [4096, 5] sum took a fifth of the time).
 template <typename T>
-void cascade_sum_short_rows(const T* x, int64_t n, T* out) {
+[[gnu::flatten]] void cascade_sum_short_rows(const T* x, int64_t n, T* out) {
   constexpr int kRows = kAtenLanes<T>;
   const Lanes<T> sums = row_sum<Lanes<T>>(n, [&](int64_t i) { return load_across_rows(x + i, n); });
   for (int r = 0; r < kRows; ++r) out[r] = T(0) + sums[r];
@@ -130,7 +132,8 @@ void cascade_sum_short_rows(const T* x, int64_t n, T* out) {
 // row_sum, then single columns. `first` must be a multiple of 4 vectors of columns, so that a
 // block is the same block however the columns are shared among threads.
 template <typename T>
-void cascade_sum_columns(const T* x, int64_t rows, int64_t columns, int64_t first, int64_t last, T* out) {
+[[gnu::flatten]] void cascade_sum_columns(const T* x, int64_t rows, int64_t columns, int64_t first, int64_t last,
+                                          T* out) {
   constexpr int kWidth = kAtenLanes<T>;
   const int block = columns >= kWidth ? 4 * kWidth : 4;  // the columns of one multi_row_sum
   int64_t j = first;
