@@ -20,7 +20,8 @@ def _number(value):
 
 
 def _bits(values, dtype):
-    """Each value's bit pattern in the dtype, every NaN alike (PyTorch's NaNs differ in sign)."""
+    """Each value's bit pattern (float32's, or float64's, which hold 16-bit floats exactly), every NaN
+    alike (PyTorch's NaNs differ in sign)."""
     code = "<f" if dtype == "float32" else "<d"
     return [b"nan" if math.isnan(v) else struct.pack(code, v) for v in values]
 
