@@ -96,10 +96,11 @@ void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, co
   });
 }
 
-// Column sums: floating-point columns in PyTorch's order (cascade_sum.h), shared among the threads
-// in whole blocks of 4 of ATen's vectors, so that every column is added in the same order on any
-// number of threads; integer columns as a plain running sum per column (exact in any order).
-void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums) {
+// Column sums of each batch: floating-point columns in PyTorch's order (cascade_sum.h), shared
+// among the threads in whole blocks of 4 of ATen's vectors, so that every column is added in the
+// same order on any number of threads; integer columns as a plain running sum per column (exact in
+// any order).
+void sum_columns(const Tensor& in, int64_t batches, int64_t rows, int64_t columns, const Tensor& sums) {
   visit_compute_dtype(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* data = in.data_ptr<T>();
@@ -107,7 +108,10 @@ void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& 
     if constexpr (std::is_floating_point_v<T>) {
       // One column is a contiguous run, which ATen sums as a row (its iterator drops the other dim).
       if (columns == 1) {
-        out[0] = cascade_sum_row(data, rows);
+        parallel_for(0, batches, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rows, 1)),
+                     [&](int64_t first, int64_t last) {
+                       for (int64_t b = first; b < last; ++b) out[b] = cascade_sum_row(data + b * rows, rows);
+                     });
         return;
       }
       constexpr int64_t kBlock = 4 * kAtenLanes<T>;
@@ -115,15 +119,24 @@ void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& 
       // A column sum is one add per element, about a tenth of a typical element-wise op, so a second
       // thread pays off only from ten grains on ([256, 512] over dim 0 took as long on two threads).
       const int64_t blocks_grain = std::max<int64_t>(1, 10 * kGrainSize / kBlock / std::max<int64_t>(rows, 1));
-      parallel_for(0, blocks, blocks_grain, [&](int64_t first, int64_t last) {
-        cascade_sum_columns(data, rows, columns, first * kBlock, std::min(columns, last * kBlock), out);
+      // The blocks of all batches in a row, each run of them within one batch summed by one call.
+      parallel_for(0, batches * blocks, blocks_grain, [&](int64_t first, int64_t last) {
+        for (int64_t k = first; k < last;) {
+          const int64_t b = k / blocks, end = std::min(last, (b + 1) * blocks);
+          cascade_sum_columns(data + b * rows * columns, rows, columns, (k - b * blocks) * kBlock,
+                              std::min(columns, (end - b * blocks) * kBlock), out + b * columns);
+          k = end;
+        }
       });
     } else {
       const int64_t columns_grain = std::max<int64_t>(1, 10 * kGrainSize / std::max<int64_t>(rows, 1));
-      parallel_for(0, columns, columns_grain, [&](int64_t first, int64_t last) {
-        std::fill(out + first, out + last, T(0));
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t j = first; j < last; ++j) out[j] = plus(out[j], data[r * columns + j]);
+      parallel_for(0, batches * columns, columns_grain, [&](int64_t first, int64_t last) {
+        for (int64_t k = first; k < last; ++k) {
+          const T* column = data + (k / columns) * rows * columns + k % columns;
+          T total = 0;
+          for (int64_t r = 0; r < rows; ++r) total = plus(total, column[r * columns]);
+          out[k] = total;
+        }
       });
     }
   });

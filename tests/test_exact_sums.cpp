@@ -89,6 +89,10 @@ TEST_CASE("a sum over leading dims gives PyTorch's bits, single columns and one 
   check_exact_sums("sum_leading_two_");
 }
 
+TEST_CASE("a sum over dims in the middle gives PyTorch's bits, batch by batch of columns", "[sum][fidelity]") {
+  check_exact_sums("sum_middle_");
+}
+
 TEST_CASE("a sum of a whole 2-D tensor gives PyTorch's bits", "[sum][fidelity]") { check_exact_sums("sum_all_"); }
 
 TEST_CASE("mean is PyTorch's sum divided by the count, every bit", "[mean][fidelity]") { check_exact_sums("mean_"); }
