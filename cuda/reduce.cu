@@ -79,14 +79,16 @@ void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, co
   });
 }
 
-// One thread per column walks down the rows: neighbouring threads read neighbouring addresses, so
-// every row is read in coalesced pieces.
+// One thread per column of a batch walks down the rows: neighbouring threads read neighbouring
+// addresses, so every row is read in coalesced pieces.
 template <typename T>
-__global__ void sum_columns_kernel(const T* in, int64_t rows, int64_t columns, T* sums) {
-  for (int64_t j = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; j < columns; j += int64_t(blockDim.x) * gridDim.x) {
+__global__ void sum_columns_kernel(const T* in, int64_t batches, int64_t rows, int64_t columns, T* sums) {
+  for (int64_t k = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; k < batches * columns;
+       k += int64_t(blockDim.x) * gridDim.x) {
+    const T* column = in + (k / columns) * rows * columns + k % columns;
     T total = T(0);
-    for (int64_t r = 0; r < rows; ++r) total = plus(total, in[r * columns + j]);
-    sums[j] = total;
+    for (int64_t r = 0; r < rows; ++r) total = plus(total, column[r * columns]);
+    sums[k] = total;
   }
 }
 
@@ -104,13 +106,13 @@ void scatter_rows_as(const Tensor& out, const Tensor& values, const int64_t* whe
       "scatter_rows");
 }
 
-void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums) {
-  if (columns == 0) return;
+void sum_columns(const Tensor& in, int64_t batches, int64_t rows, int64_t columns, const Tensor& sums) {
+  if (batches * columns == 0) return;
   const unsigned blocks =
-      static_cast<unsigned>(std::min<int64_t>((columns + kThreadsPerBlock - 1) / kThreadsPerBlock, 65536));
+      static_cast<unsigned>(std::min<int64_t>((batches * columns + kThreadsPerBlock - 1) / kThreadsPerBlock, 65536));
   visit_compute_dtype(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    sum_columns_kernel<T><<<blocks, kThreadsPerBlock>>>(in.data_ptr<T>(), rows, columns, sums.data_ptr<T>());
+    sum_columns_kernel<T><<<blocks, kThreadsPerBlock>>>(in.data_ptr<T>(), batches, rows, columns, sums.data_ptr<T>());
   });
   check_launch("sum_columns");
 }

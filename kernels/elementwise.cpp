@@ -1,6 +1,7 @@
 // Element-wise kernels: binary and ternary arithmetic and comparisons through the strided loop
-// (the contiguous runs vectorise), unary math through Eigen's vectorised array functions. All
-// share large tensors among the threads, above the grain size of parallel.h.
+// (the contiguous runs vectorise), unary math through Eigen's vectorised array functions, and pow
+// as PyTorch computes it (sleef_pow.h). All share large tensors among the threads, above the
+// grain size of parallel.h.
 #include "kernel_list.h"
 
 #include "eigen.h"
@@ -15,6 +16,7 @@
 #include "element_math.h"
 #include "loops.h"
 #include "parallel.h"
+#include "sleef_pow.h"
 #include "vectorised_math.h"
 #include "visit_dtype.h"
 
@@ -126,19 +128,22 @@ void exact_at_edges(UnaryOp op, T* out_data, const T* in_data, int64_t n) {
   }
 }
 
-// x^e for any other exponent: Eigen's vectorised pow, then every result that is not a finite,
-// non-zero number again by libm: Eigen drops the sign of a zero or infinite power of a negative
-// number (pow(-0.0, 7) is -0.0 and pow(-0.0, -7) -inf; Eigen gave +0.0 and +inf).
+// The exponents ATen's pow kernel computes with other operations (a fill, a copy, products, sqrt,
+// a reciprocal; PowKernel.cpp and pow_out), each of which has its own case below.
+bool is_special_exponent(double e) {
+  return e == 0 || e == 1 || e == 2 || e == 3 || e == -2 || e == 0.5 || e == -0.5 || e == -1;
+}
+
+// x^y for every other exponent, as PyTorch's vectorised loop computes it (sleef_pow.h). A finite
+// y other than 0 is looked at once, so that the loop has no branch and vectorises.
 template <typename T>
-void pow_exact_at_edges(T* out_data, const T* in_data, int64_t n, T e) {
-  using Array = Eigen::Array<T, Eigen::Dynamic, 1>;
-  vectorised_exact_at_edges(
-      out_data, in_data, n,
-      [e](T* out, const T* in, int64_t count) {
-        Eigen::Map<Array>(out, count) = Eigen::Map<const Array>(in, count).pow(e);
-      },
-      [](T, T y) { return (std::fabs(y) < std::numeric_limits<T>::infinity()) & (y != T(0)); },
-      [e](T v) { return std::pow(v, e); });
+void sleef_pow(T* out, const T* in, int64_t n, T y) {
+  if (!std::isfinite(y) || y == 0) {  // an exponent Sleef has its own rules for
+    for (int64_t i = 0; i < n; ++i) out[i] = sleef::pow(in[i], y);
+    return;
+  }
+  const sleef::Exponent<T> e = sleef::exponent_of(y);
+  for (int64_t i = 0; i < n; ++i) out[i] = sleef::pow(in[i], e);
 }
 
 template <typename T>
@@ -159,14 +164,15 @@ void unary_floating(UnaryOp op, T* out_data, const T* in_data, int64_t n, double
     case UnaryOp::Relu: y = (x < T(0)).select(T(0), x); break;
     case UnaryOp::Tanh: y = x.tanh(); break;
     case UnaryOp::Pow: {
-      const T e = static_cast<T>(exponent);
-      if (exponent == 2) y = x * x;
+      if (exponent == 0) y.setConstant(T(1));  // ATen fills the result (NaN^0 is 1)
+      else if (exponent == 1) y = x;           // and copies the base
+      else if (exponent == 2) y = x * x;
       else if (exponent == 3) y = x * x * x;
       else if (exponent == 0.5) sqrt_exact(out_data, in_data, n);
       else if (exponent == -0.5) reciprocal_sqrt(out_data, in_data, n);
       else if (exponent == -1) y = T(1) / x;
       else if (exponent == -2) y = T(1) / (x * x);
-      else pow_exact_at_edges(out_data, in_data, n, e);
+      else sleef_pow(out_data, in_data, n, static_cast<T>(exponent));
       break;
     }
     // Ops without a vectorised form here: the shared formula, element by element.
@@ -185,6 +191,11 @@ void unary_in_pieces(UnaryOp op, T* out_data, const T* in_data, int64_t n, doubl
     const int64_t first = first_block * kBlock, last = std::min(n, last_block * kBlock);
     unary_floating(op, out_data + first, in_data + first, last - first, exponent);
   });
+  // ATen's vectorised loop takes two of its vectors, 64 bytes, at a time, and leaves the last
+  // n % kBlock elements to its scalar code: pow there is libm's, in double for float32.
+  if (op == UnaryOp::Pow && !is_special_exponent(exponent))
+    for (int64_t i = n - n % kBlock; i < n; ++i)
+      out_data[i] = static_cast<T>(std::pow(static_cast<double>(in_data[i]), exponent));
 }
 
 }  // namespace

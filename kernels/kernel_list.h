@@ -50,8 +50,9 @@ enum class ReduceOp { Sum, Max, Min };
      first NaN wins: NaN propagates, as in PyTorch) */                                                                 \
   KERNEL(reduce_rows, void,                                                                                            \
          (ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, const Tensor& values, const Tensor& indices))   \
-  /* sums[j] = sum over r of in[r, j]: a sum over leading dims (a bias's gradient) without a transposing copy */       \
-  KERNEL(sum_columns, void, (const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums))                     \
+  /* sums[b, j] = sum over r of in[b, r, j], in a contiguous [batches, rows, columns]: a sum over a block of dims      \
+     with kept dims after it (over leading dims, a bias's gradient, has 1 batch) without a transposing copy */         \
+  KERNEL(sum_columns, void, (const Tensor& in, int64_t batches, int64_t rows, int64_t columns, const Tensor& sums))    \
   /* max/min's way back: out[o, indices[o, i], i] = values[o, i], out a zeroed contiguous [outer, size, inner] */      \
   KERNEL(scatter_rows, void,                                                                                           \
          (const Tensor& out, const Tensor& values, const Tensor& indices, int64_t outer, int64_t size, int64_t inner)) \

@@ -1,7 +1,7 @@
-// Row reductions with Eigen (sums use Eigen's vectorised tree reduction) and a plain loop for
-// max/min, whose first-index and NaN rules are easier to read written out. Many rows are shared
-// among the threads (parallel.h); each row is reduced by one thread, so results do not depend on
-// the thread count.
+// Row reductions: floating-point sums in PyTorch's order of additions (cascade_sum.h), integer sums
+// with Eigen (exact in any order), and a plain loop for max/min, whose first-index and NaN rules
+// are easier to read written out. Many rows are shared among the threads (parallel.h); each row is
+// reduced by one thread, so results do not depend on the thread count.
 #include "kernel_list.h"
 
 #include "eigen.h"
@@ -10,6 +10,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "cascade_sum.h"
 #include "element_math.h"
 #include "parallel.h"
 #include "visit_dtype.h"
@@ -62,17 +63,25 @@ void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, co
     const int64_t rows_grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(inner, 1));
     if (op == ReduceOp::Sum) {
       T* out = values.data_ptr<T>();
-      using S = Summed<T>;
-      using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      if (inner == 0) {
-        for (int64_t r = 0; r < outer; ++r) out[r] = T(0);
-      } else if (outer == 1) {
-        out[0] = static_cast<T>(Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>(as_summed(data), inner).sum());
-      } else {
+      if constexpr (std::is_floating_point_v<T>) {
         parallel_for(0, outer, rows_grain, [&](int64_t first, int64_t last) {
-          Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, 1>>(reinterpret_cast<S*>(out + first), last - first) =
-              Eigen::Map<const Matrix>(as_summed(data + first * inner), last - first, inner).rowwise().sum();
+          int64_t r = first;
+          if (inner < kAtenLanes<T>)
+            for (; r + kAtenLanes<T> <= last; r += kAtenLanes<T>)
+              cascade_sum_short_rows(data + r * inner, inner, out + r);
+          for (; r < last; ++r) out[r] = cascade_sum_row(data + r * inner, inner);
         });
+      } else {
+        using S = Summed<T>;
+        using Matrix = Eigen::Matrix<S, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        if (inner == 0) {
+          for (int64_t r = 0; r < outer; ++r) out[r] = T(0);
+        } else {
+          parallel_for(0, outer, rows_grain, [&](int64_t first, int64_t last) {
+            Eigen::Map<Eigen::Matrix<S, Eigen::Dynamic, 1>>(reinterpret_cast<S*>(out + first), last - first) =
+                Eigen::Map<const Matrix>(as_summed(data + first * inner), last - first, inner).rowwise().sum();
+          });
+        }
       }
       return;
     }
@@ -87,36 +96,49 @@ void reduce_rows(ReduceOp op, const Tensor& in, int64_t outer, int64_t inner, co
   });
 }
 
-// Columns are summed in tiles of kTileColumns (one tile's partial sums stay in registers and L1)
-// and, down each column, in chunks of kChunkRows rows whose sums are then added: two levels of
-// summation, so the rounding error grows with rows / kChunkRows + kChunkRows, not with rows.
-void sum_columns(const Tensor& in, int64_t rows, int64_t columns, const Tensor& sums) {
-  constexpr int64_t kTileColumns = 256, kChunkRows = 128;
+// Column sums of each batch: floating-point columns in PyTorch's order (cascade_sum.h), shared
+// among the threads in whole blocks of 4 of ATen's vectors, so that every column is added in the
+// same order on any number of threads; integer columns as a plain running sum per column (exact in
+// any order).
+void sum_columns(const Tensor& in, int64_t batches, int64_t rows, int64_t columns, const Tensor& sums) {
   visit_compute_dtype(in.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* data = in.data_ptr<T>();
     T* out = sums.data_ptr<T>();
-    const int64_t tiles = (columns + kTileColumns - 1) / kTileColumns;
-    // A column sum is one vectorised add per element, about a tenth of a typical element-wise op,
-    // so a second thread pays off only from ten grains on: a [256, 512] sum over dim 0 took 10.6 us
-    // on one thread and 10.8 us on two (the wake-up costs what the split saves).
-    // (Divided in two steps, the same floor, so that no huge row count overflows rows * kTileColumns.)
-    const int64_t tiles_grain = std::max<int64_t>(1, 10 * kGrainSize / kTileColumns / std::max<int64_t>(rows, 1));
-    parallel_for(0, tiles, tiles_grain, [&](int64_t first_tile, int64_t last_tile) {
-      for (int64_t tile = first_tile; tile < last_tile; ++tile) {
-        const int64_t first = tile * kTileColumns, width = std::min(kTileColumns, columns - first);
-        T total[kTileColumns] = {}, chunk[kTileColumns];
-        for (int64_t r0 = 0; r0 < rows; r0 += kChunkRows) {
-          std::fill_n(chunk, width, T(0));
-          for (int64_t r = r0; r < std::min(rows, r0 + kChunkRows); ++r) {
-            const T* row = data + r * columns + first;
-            for (int64_t j = 0; j < width; ++j) chunk[j] = plus(chunk[j], row[j]);
-          }
-          for (int64_t j = 0; j < width; ++j) total[j] = plus(total[j], chunk[j]);
-        }
-        std::copy_n(total, width, out + first);
+    if constexpr (std::is_floating_point_v<T>) {
+      // One column is a contiguous run, which ATen sums as a row (its iterator drops the other dim).
+      if (columns == 1) {
+        parallel_for(0, batches, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rows, 1)),
+                     [&](int64_t first, int64_t last) {
+                       for (int64_t b = first; b < last; ++b) out[b] = cascade_sum_row(data + b * rows, rows);
+                     });
+        return;
       }
-    });
+      constexpr int64_t kBlock = 4 * kAtenLanes<T>;
+      const int64_t blocks = (columns + kBlock - 1) / kBlock;
+      // A column sum is one add per element, about a tenth of a typical element-wise op, so a second
+      // thread pays off only from ten grains on ([256, 512] over dim 0 took as long on two threads).
+      const int64_t blocks_grain = std::max<int64_t>(1, 10 * kGrainSize / kBlock / std::max<int64_t>(rows, 1));
+      // The blocks of all batches in a row, each run of them within one batch summed by one call.
+      parallel_for(0, batches * blocks, blocks_grain, [&](int64_t first, int64_t last) {
+        for (int64_t k = first; k < last;) {
+          const int64_t b = k / blocks, end = std::min(last, (b + 1) * blocks);
+          cascade_sum_columns(data + b * rows * columns, rows, columns, (k - b * blocks) * kBlock,
+                              std::min(columns, (end - b * blocks) * kBlock), out + b * columns);
+          k = end;
+        }
+      });
+    } else {
+      const int64_t columns_grain = std::max<int64_t>(1, 10 * kGrainSize / std::max<int64_t>(rows, 1));
+      parallel_for(0, batches * columns, columns_grain, [&](int64_t first, int64_t last) {
+        for (int64_t k = first; k < last; ++k) {
+          const T* column = data + (k / columns) * rows * columns + k % columns;
+          T total = 0;
+          for (int64_t r = 0; r < rows; ++r) total = plus(total, column[r * columns]);
+          out[k] = total;
+        }
+      });
+    }
   });
 }
 

@@ -4,16 +4,16 @@
 // PyTorch's vectorised functions (Sleef's) and libm are right: its log clamps a subnormal input to
 // the smallest normal (log(1e-40f) gave -87.34, not -92.10), its float64 exp gives 5.6e-309 for
 // -inf and everything below -708.4 (not a subnormal or 0), and its AVX-512 float exp flushes
-// results below the smallest normal to 0 and overflows to inf from 88.38 (exp(88.72f) is 3.4e38);
-// its pow drops the sign of a zero or infinite result of a negative number to an odd power.
-// So the kernels run Eigen on the whole array and then recompute, one element at a time with the
-// scalar function, the rare inputs outside the accurate range. The check is a vectorised compare
-// per element (exp of 2^20 floats 15-30% slower, a 1-element exp no slower); the scalar call is
-// paid only where an input lies outside.
+// results below the smallest normal to 0 and overflows to inf from 88.38 (exp(88.72f) is 3.4e38).
+// (pow is not Eigen's but PyTorch's own, bit for bit: sleef_pow.h.) So the kernels run Eigen on
+// the whole array and then recompute, one element at a time with the scalar function, the rare
+// inputs outside the accurate range. The check is a vectorised compare per element (exp of 2^20
+// floats 15-30% slower, a 1-element exp no slower); the scalar call is paid only where an input
+// lies outside.
 //
 // The accuracy that remains, measured against libm over millions of inputs and stated per function
 // by tests/test_vectorised_math.cpp: exp 5 ULPs for float32 (Eigen's AVX-512 form; 1 with AVX2)
-// and 2 for float64, log 1, pow 1 and 2.
+// and 2 for float64, log 1.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -39,7 +39,7 @@ bool log_is_accurate(T x) {
 }
 
 // out[i] = exact(in[i]) wherever accurate(in[i], out[i]) is false: the elements Eigen got wrong,
-// told by their input (or, for pow, by their result), done again. `out` must not alias `in`: the
+// told by their input (or by their result), done again. `out` must not alias `in`: the
 // inputs are read after Eigen has written the outputs. The elements are first checked by a loop
 // without branches, which vectorises; only when one is found are they looked at one by one.
 template <typename T, typename Accurate, typename Exact>

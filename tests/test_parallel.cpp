@@ -129,7 +129,7 @@ TEST_CASE("ops over more than the grain size give the same values on two threads
 
 TEST_CASE("a sum over the leading dims equals the same sum taken row by row", "[parallel][ops]") {
   // Small integers, so every order of summation gives the exact same float64 total. The shape has
-  // more rows than one chunk (128) and more columns than one tile (256) of sum_columns.
+  // more rows than a level of ATen's cascade (16) and more columns than a block of sum_columns (16).
   manual_seed(0);
   const Tensor a = randint(0, 7, {300, 2, 311}, kFloat64);
   const Tensor by_columns = a.sum({0});                               // leading dim: columns in place

@@ -7,7 +7,7 @@ Rerun from the repo root with Debian's torch (PyTorch 1.13):
 
 (naming files, e.g. profiler.json, writes only those; `python3` may be a pyenv interpreter without
 torch.) The script runs itself on Debian's netlib BLAS and LAPACK whatever the libblas.so.3
-alternative points at, refuses to run on another BLAS or another torch than 1.13
+alternative points at (and ATen's kernels at AVX2), refuses to run on another BLAS or another torch than 1.13
 (tools/fixtures/provenance.py), and every file it writes starts with
 {"provenance": {"torch", "blas", "script"}}. Output is deterministic: every section
 calls torch.manual_seed first, and JSON is written compactly
@@ -52,6 +52,10 @@ calls torch.manual_seed first, and JSON is written compactly
   tests/fixtures/autograd_debug.json  autograd::grad's first and second derivatives, the chapter
                                 network's graph, hooks, retain_grad and anomaly mode's texts
                                 (keys documented in tools/fixtures/autograd_debug.py)
+  tests/fixtures/exact_sums.json float32 and float64 sums and means, every bit PyTorch's, in its order
+                                of additions under AVX2 (tools/fixtures/exact_sums.py)
+  tests/fixtures/exact_pow.json x.pow(e) for float32 and float64, every bit PyTorch's (Sleef's pow over
+                                its vectors, libm's over the rest; tools/fixtures/exact_pow.py)
   tests/fixtures/replay.json    random op programs and PyTorch's result after every statement, for
                                 the differential replay (tools/fixtures/replay.py; run alone it
                                 writes more programs for a long run)
@@ -89,8 +93,9 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import (autocast, autograd_debug, check, composite_views, errors, fidelity, integer_dtypes, mlp,  # noqa: E402
-                      nn_modules, ops_cases, optim, printing, profiler, graph_dot, random, replay, saved_hooks, size_sweep)
+from fixtures import (autocast, autograd_debug, check, composite_views, errors, exact_pow, exact_sums,  # noqa: E402
+                      fidelity, integer_dtypes, mlp, nn_modules, ops_cases, optim, printing, profiler, graph_dot,
+                      random, replay, saved_hooks, size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -122,6 +127,8 @@ def main():
         ("replay.json", replay, replay.build),
         ("composite_views.json", composite_views, composite_views.build),
         ("integer_dtypes.json", integer_dtypes, integer_dtypes.build),
+        ("exact_sums.json", exact_sums, exact_sums.build),
+        ("exact_pow.json", exact_pow, exact_pow.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them
     unknown = set(only) - {fname for fname, _, _ in builders}

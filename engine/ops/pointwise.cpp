@@ -145,6 +145,17 @@ struct Abs : FunctionalOp {
   }
   static AbsBackward0 save(const Tensor&, const Tensor& a) { return {a}; }
 };
+
+// The exponent ATen's kernel computes with: a 16-bit float tensor's is rounded to its dtype
+// (pow_tensor_scalar_optimized_kernel<scalar_t, scalar_t>), so x^(1/3) of a bfloat16 x is
+// x^0.333984375; others are used as given.
+double kernel_exponent(DType result, Scalar exponent) {
+  const double e = exponent.to_double();
+  if (result == kBFloat16) return static_cast<float>(BFloat16(static_cast<float>(e)));
+  if (result == kFloat16) return static_cast<float>(Float16(static_cast<float>(e)));
+  return e;
+}
+
 struct Pow : FunctionalOp {
   static constexpr const char* name = "aten::pow";
   static constexpr CastPolicy cast_policy = CastPolicy::Fp32;  // not on PyTorch's CPU list
@@ -152,7 +163,8 @@ struct Pow : FunctionalOp {
     EMBER_CHECK(a.is_floating_point() || exponent.is_floating_point() || exponent.to_int() >= 0,
                 "Integers to negative integer powers are not allowed.");
     // Promoted as `a op number`: an integer (or bool) tensor to an integer power is int64.
-    return elementwise::unary(UnaryOp::Pow, a, internal::result_type(a, exponent), exponent.to_double());
+    const DType result = internal::result_type(a, exponent);
+    return elementwise::unary(UnaryOp::Pow, a, result, kernel_exponent(result, exponent));
   }
   static PowBackward0 save(const Tensor&, const Tensor& a, Scalar exponent) { return {a, exponent.to_double()}; }
   // ATen fills the result for exponent 0, copies the base for 1 (record.h's Note [Kernel writes ...]).

@@ -1,6 +1,8 @@
 // Reductions. Every reduction is done the same way: move the reduced dimensions to the end,
 // make the input contiguous, and reduce each row of the resulting [outer, inner] matrix
-// (kernels/reduce.cpp). Integers sum to int64; 16-bit floats accumulate in float32 and round once.
+// (kernels/reduce.cpp); but a sum over one block of dims with kept dims after it sums the columns
+// of the input as it lies, in the order ATen does. Integers sum to int64; 16-bit floats
+// accumulate in float32 and round once.
 #include <algorithm>
 #include <cmath>
 
@@ -76,15 +78,21 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
 
 DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : kInt64; }
 
-// How many leading dims `mask` reduces when it reduces those and no others (0 otherwise): a sum over
-// them, such as a bias's gradient summed over the batch, reduces the columns of the input as it
-// lies, without the transposing copy that moving them to the end would be.
-int64_t reduced_leading_dims(const std::array<bool, Dims::kMaxDims>& mask, int64_t dim) {
-  int64_t leading = 0;
-  while (leading < dim && mask[leading]) ++leading;
-  for (int64_t d = leading; d < dim; ++d)
-    if (mask[d]) return 0;
-  return leading < dim ? leading : 0;
+// The dims [first, end) when `mask` reduces those and no others and keeps a dim after them (else
+// first == end): a sum over them, such as a bias's gradient summed over the batch, reduces the
+// columns of each batch of the input as it lies, as ATen's iterator does (so in its order of
+// additions), without the transposing copy that moving them to the end would be.
+struct ReducedBlock {
+  int64_t first = 0, end = 0;
+};
+ReducedBlock reduced_block(const std::array<bool, Dims::kMaxDims>& mask, int64_t dim) {
+  int64_t first = 0;
+  while (first < dim && !mask[first]) ++first;
+  int64_t end = first;
+  while (end < dim && mask[end]) ++end;
+  for (int64_t d = end; d < dim; ++d)
+    if (mask[d]) return {};
+  return end < dim ? ReducedBlock{first, end} : ReducedBlock{};
 }
 
 Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
@@ -92,15 +100,15 @@ Tensor sum_over(const Tensor& a, const Dims& dims, bool keepdim) {
   const DType compute = internal::compute_dtype(result);
   const std::array<bool, Dims::kMaxDims> mask = reduced_mask(a, dims);
   const kernels::KernelTable& kernels = kernels::on(a.device());
-  if (const int64_t leading = reduced_leading_dims(mask, a.dim()); leading > 0) {
+  if (const ReducedBlock block = reduced_block(mask, a.dim()); block.end > block.first) {
     Tensor data = internal::contiguous(internal::converted(a, compute));
-    int64_t rows = 1, columns = 1;
+    int64_t batches = 1, rows = 1, columns = 1;
     for (int64_t d = 0; d < a.dim(); ++d) {
-      int64_t& count = d < leading ? rows : columns;
-      count = wrapping_multiply(count, a.size(d));  // exact unless the other count is 0 (nothing to read)
+      int64_t& count = d < block.first ? batches : d < block.end ? rows : columns;
+      count = wrapping_multiply(count, a.size(d));  // exact unless another count is 0 (nothing to read)
     }
     Tensor out = internal::new_empty(reduced_sizes(a, mask, keepdim), compute, a.device());
-    kernels.sum_columns(data, rows, columns, out);
+    kernels.sum_columns(data, batches, rows, columns, out);
     return internal::converted(out, result);
   }
   Rows rows = as_rows(a, mask, keepdim, compute);
