@@ -108,6 +108,12 @@ void bind_module(py::module_& m) {
           },
           py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
       .def("unregister_module", &Module::unregister_module, py::arg("name"))
+      // Whether the C++ module is made yet: a Python subclass's __init__ may set attributes before
+      // it calls Module.__init__, and no C++ method may be called on it until then.
+      .def("_is_made",
+           [](py::handle self) {
+             return reinterpret_cast<py::detail::instance*>(self.ptr())->get_value_and_holder().holder_constructed();
+           })
       .def("register_buffer", &Module::register_buffer, py::arg("name"), py::arg("tensor"))
       .def("register_module", &register_child, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
       .def("add_module", &register_child, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>());

@@ -64,12 +64,14 @@ def _register_full_backward_hook(self, hook):
 
 
 def _registered(self, names_of):
-    """The names this module registers of one kind; none before the C++ part is made (an attribute
+    """The names this module registers of one kind; none before its C++ part is made (an attribute
     set in a subclass's __init__ before it calls Module.__init__)."""
-    try:
-        return [name for name, _ in names_of(self)]
-    except TypeError:
-        return []
+    return [name for name, _ in names_of(self)] if self._is_made() else []
+
+
+def _check_made(self, what):
+    if not self._is_made():
+        raise AttributeError(f"cannot assign {what} before Module.__init__() call")
 
 
 def _set_plain(self, name, value):
@@ -84,6 +86,7 @@ def _setattr(self, name, value):
     (replacing a child of that name), and only a Module or None may replace a child; a registered
     buffer takes a tensor or None. Anything else is a plain attribute."""
     if isinstance(value, Parameter):
+        _check_made(self, "parameters")
         self.__dict__.pop(name, None)
         self.register_parameter(name, value)
     elif name in _registered(self, Module._registered_parameters):
@@ -92,6 +95,7 @@ def _setattr(self, name, value):
                             "(torch.nn.Parameter or None expected)")
         self.register_parameter(name, value)
     elif isinstance(value, Module):
+        _check_made(self, "module")
         self.__dict__.pop(name, None)
         self.add_module(name, value)
         _set_plain(self, name, value)
@@ -113,13 +117,10 @@ def _setattr(self, name, value):
 def _getattr(self, name):
     """torch's Module.__getattr__, called when Python finds no attribute: a registered parameter,
     buffer or child by its name (a ParameterDict's key, a Sequential's "0")."""
-    if not (name.startswith("__") and name.endswith("__")):
+    if not (name.startswith("__") and name.endswith("__")) and self._is_made():
         for names_of in (Module._registered_parameters, lambda module: _cpp_named_buffers(module, False),
                          Module.named_children):
-            try:
-                registered = dict(names_of(self))
-            except TypeError:  # the C++ part is not made yet
-                break
+            registered = dict(names_of(self))
             if name in registered:
                 value = registered[name]
                 return as_parameter(value) if names_of is Module._registered_parameters else value
@@ -145,6 +146,7 @@ def _check_new_name(self, kind, name, registered):
 
 def _register_parameter(self, name, param):
     """torch's register_parameter: a name it registers already is given the new parameter."""
+    _check_made(self, "parameter")
     _check_new_name(self, "parameter", name, _registered(self, Module._registered_parameters))
     if param is not None and not isinstance(param, Parameter):
         raise TypeError(f"cannot assign '{_C.typename(param)}' object to parameter '{name}' "
@@ -155,6 +157,7 @@ def _register_parameter(self, name, param):
 
 def _register_buffer(self, name, tensor):
     """The buffer is registered with the C++ module (to() and buffers() reach it) and is an attribute."""
+    _check_made(self, "buffer")
     _check_new_name(self, "buffer", name, _registered(self, lambda module: _cpp_named_buffers(module, False)))
     if tensor is not None and not isinstance(tensor, _C.Tensor):
         raise TypeError(f"cannot assign '{_C.typename(tensor)}' object to buffer '{name}' "
