@@ -123,6 +123,10 @@ TEST_CASE("load_state_dict copies the state it is given and takes the saved grou
     CHECK(state.exp_avg().tolist_str() == saved.state.at(0)[1].second.tolist_str());
     second.param_groups()[0].options().set_lr(1.0);  // the saved options were copied too
     CHECK(saved.param_groups[0].options->get_lr() == 0.25);
+    optim::OptimizerStateDict without_options = saved;  // a group saved without options keeps its own
+    without_options.param_groups[0].options = nullptr;
+    second.load_state_dict(without_options);
+    CHECK(lr_of(second.param_groups()[0]) == 1.0);
   }
   CHECK(memory_allocated() == start);
 }

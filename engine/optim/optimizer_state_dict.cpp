@@ -46,8 +46,8 @@ void Optimizer::load_state_dict(const OptimizerStateDict& state_dict) {
       state[param.impl()] = std::move(param_state);
     }
   }
-  for (size_t g = 0; g < param_groups_.size(); ++g)
-    param_groups_[g].set_options(state_dict.param_groups[g].options->clone());
+  for (size_t g = 0; g < param_groups_.size(); ++g)  // a group saved without options keeps its own
+    if (state_dict.param_groups[g].options) param_groups_[g].set_options(state_dict.param_groups[g].options->clone());
   state_ = std::move(state);
 }
 
