@@ -55,13 +55,15 @@ TEST_CASE("Sequential's insert and pop renumber the modules after them, as torch
   s->insert(3, nn::ReLU());
   REQUIRE(s->size() == 4);
   CHECK(python_list_of_names(s->named_children()) == "['0', '1', '2', '3']");
-  CHECK(dynamic_cast<nn::DropoutImpl*>(s[1].get()) != nullptr);
+  CHECK(dynamic_cast<nn::DropoutImpl*>(s->ptr(1).get()) != nullptr);
   CHECK(dynamic_cast<nn::ReLUImpl*>(s[2].get()) != nullptr);
   const std::shared_ptr<nn::Module> popped = s->pop(1);
   CHECK(dynamic_cast<nn::DropoutImpl*>(popped.get()) != nullptr);
   CHECK(python_list_of_names(s->named_children()) == "['0', '1', '2']");
   CHECK(s->parameters().size() == 2);
   CHECK_THROWS_WITH(s->insert(4, nn::ReLU()), "Index out of range");  // libtorch's ModuleList::insert
+  CHECK_FALSE(s->is_empty());
+  CHECK(nn::ModuleList()->is_empty());
   CHECK_THROWS_AS(s->pop(3), IndexError);
   CHECK_THROWS_WITH(s->pop(3), "index 3 is out of range");
 }
@@ -81,8 +83,7 @@ TEST_CASE("ModuleDict holds modules by key, replacing a key's module where it wa
   CHECK_THROWS_WITH(d->forward(ones({1})), "Module [ModuleDict] is missing the required \"forward\" function");
 }
 
-TEST_CASE("ParameterList holds parameters by position and ParameterDict by key, each made to require grad",
-          "[nn]") {
+TEST_CASE("ParameterList holds parameters by position and ParameterDict by key, each made to require grad", "[nn]") {
   nn::ParameterList list;
   list->append(ones({2}));
   list->extend({ones({1}), ones({3})});

@@ -31,7 +31,9 @@ class ChildList : public Module {
   // Removes the module at `index` and returns it.
   std::shared_ptr<Module> pop(size_t index);
   size_t size() const { return children().size(); }
-  std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
+  bool is_empty() const { return children().empty(); }
+  std::shared_ptr<Module> ptr(size_t i) const { return children().at(i); }  // libtorch's; s[i] too
+  std::shared_ptr<Module> operator[](size_t i) const { return ptr(i); }
 };
 
 class SequentialImpl : public ChildList {
