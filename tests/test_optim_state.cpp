@@ -6,6 +6,7 @@
 // tests/test_optim.cpp's.
 #include <catch2/catch.hpp>
 
+#include "device_cases.h"
 #include "ember.h"
 #include "fixture.h"
 
@@ -150,4 +151,25 @@ TEST_CASE("a group's params and options are reached as libtorch's, and options o
   CHECK(adamw.param_groups()[0].has_options());
   CHECK(static_cast<const optim::AdamWOptions&>(adamw.param_groups()[0].options()).weight_decay() == 1e-2);
   CHECK(static_cast<const optim::AdamWOptions&>(adamw.defaults()).lr() == 0.3);
+}
+
+DEVICE_TEST_CASE("a state loaded onto parameters on a device is moved there, the step count left on the CPU",
+                 "[optim]") {
+  Tensor on_cpu = ones({2}, Options().requires_grad());
+  optim::Adam first({on_cpu}, optim::AdamOptions(0.1));
+  on_cpu.sum().backward();
+  first.step();
+  Tensor on_device = on_cpu.detach().to(device).requires_grad_(true);
+  optim::Adam second({on_device}, optim::AdamOptions(0.1));
+  second.load_state_dict(first.state_dict());
+  const auto& state = static_cast<const optim::AdamParamState&>(*second.state().at(on_device.impl()));
+  CHECK(state.exp_avg().device() == device);
+  CHECK(state.exp_avg_sq().device() == device);
+  CHECK(state.step().device() == kCPU);  // PyTorch's load_state_dict leaves "step" as it was
+  // Both take their second step from the same values and state: the same parameters.
+  on_device.sum().backward();
+  second.step();
+  first.step();
+  CHECK(state.step().item<float>() == 2.0f);
+  CHECK(allclose(on_device.cpu(), on_cpu));
 }
