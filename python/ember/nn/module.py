@@ -63,6 +63,10 @@ def _register_full_backward_hook(self, hook):
     return _register_hook(self, "_backward_hooks", hook)
 
 
+def _own_buffers(module):
+    return _cpp_named_buffers(module, False)
+
+
 def _registered(self, names_of):
     """The names this module registers of one kind; none before its C++ part is made (an attribute
     set in a subclass's __init__ before it calls Module.__init__)."""
@@ -105,7 +109,7 @@ def _setattr(self, name, value):
                             "(torch.nn.Module or None expected)")
         self.unregister_module(name)  # torch keeps the name with None; ember has no None child
         _set_plain(self, name, value)
-    elif name in _registered(self, lambda module: _cpp_named_buffers(module, False)):
+    elif name in _registered(self, _own_buffers):
         if value is not None and not isinstance(value, _C.Tensor):
             raise TypeError(f"cannot assign '{_C.typename(value)}' as buffer '{name}' "
                             "(torch.Tensor or None expected)")
@@ -118,12 +122,11 @@ def _getattr(self, name):
     """torch's Module.__getattr__, called when Python finds no attribute: a registered parameter,
     buffer or child by its name (a ParameterDict's key, a Sequential's "0")."""
     if not (name.startswith("__") and name.endswith("__")) and self._is_made():
-        for names_of in (Module._registered_parameters, lambda module: _cpp_named_buffers(module, False),
-                         Module.named_children):
+        for names_of, seen_as in ((Module._registered_parameters, as_parameter), (_own_buffers, None),
+                                  (Module.named_children, None)):
             registered = dict(names_of(self))
             if name in registered:
-                value = registered[name]
-                return as_parameter(value) if names_of is Module._registered_parameters else value
+                return seen_as(registered[name]) if seen_as else registered[name]
     raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
@@ -158,7 +161,7 @@ def _register_parameter(self, name, param):
 def _register_buffer(self, name, tensor):
     """The buffer is registered with the C++ module (to() and buffers() reach it) and is an attribute."""
     _check_made(self, "buffer")
-    _check_new_name(self, "buffer", name, _registered(self, lambda module: _cpp_named_buffers(module, False)))
+    _check_new_name(self, "buffer", name, _registered(self, _own_buffers))
     if tensor is not None and not isinstance(tensor, _C.Tensor):
         raise TypeError(f"cannot assign '{_C.typename(tensor)}' object to buffer '{name}' "
                         "(torch Tensor or None required)")
