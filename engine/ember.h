@@ -30,6 +30,8 @@
 #include "nn/linear.h"
 #include "nn/loss.h"
 #include "nn/module.h"
+#include "nn/module_dict.h"
+#include "nn/parameter_containers.h"
 #include "ops/indexing.h"
 #include "optim/adam.h"
 #include "optim/grad_scaler.h"

@@ -8,8 +8,9 @@
 
 namespace ember::nn {
 
-// What both containers are: children named "0", "1", ... in the order they were appended, each a
-// module's shared_ptr or a holder of one.
+// What both containers are: children named "0", "1", ... in their order, each a module's
+// shared_ptr or a holder of one. Inserting or popping one renumbers those after it, as torch's
+// Python does (libtorch's ModuleList has insert; torch's Sequential and ModuleList pop too).
 class ChildList : public Module {
  public:
   void push_back(std::shared_ptr<Module> module);
@@ -17,8 +18,22 @@ class ChildList : public Module {
   void push_back(const ModuleHolder<Impl>& holder) {
     push_back(std::shared_ptr<Module>(holder.ptr()));
   }
+  template <typename Container>
+  void extend(const Container& modules) {
+    for (const auto& module : modules) push_back(module);
+  }
+  // Before the module at `index` (size() appends); libtorch's "Index out of range" beyond.
+  void insert(size_t index, std::shared_ptr<Module> module);
+  template <typename Impl>
+  void insert(size_t index, const ModuleHolder<Impl>& holder) {
+    insert(index, std::shared_ptr<Module>(holder.ptr()));
+  }
+  // Removes the module at `index` and returns it.
+  std::shared_ptr<Module> pop(size_t index);
   size_t size() const { return children().size(); }
-  std::shared_ptr<Module> operator[](size_t i) const { return children().at(i); }
+  bool is_empty() const { return children().empty(); }
+  std::shared_ptr<Module> ptr(size_t i) const { return children().at(i); }  // libtorch's; s[i] too
+  std::shared_ptr<Module> operator[](size_t i) const { return ptr(i); }
 };
 
 class SequentialImpl : public ChildList {

@@ -27,6 +27,26 @@ void ChildList::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(children().size()), std::move(module));
 }
 
+// torch's Sequential.insert: the last one moves up a place, and so on down to `index`.
+void ChildList::insert(size_t index, std::shared_ptr<Module> module) {
+  const size_t n = size();
+  EMBER_CHECK(index <= n, "Index out of range");
+  if (index == n) return push_back(std::move(module));
+  push_back((*this)[n - 1]);
+  for (size_t i = n - 1; i > index; --i) replace_module(std::to_string(i), (*this)[i - 1]);
+  replace_module(std::to_string(index), std::move(module));
+}
+
+// torch's `del seq[i]`: the module goes, and those after it move down a place.
+std::shared_ptr<Module> ChildList::pop(size_t index) {
+  const size_t n = size();
+  if (index >= n) throw IndexError(str_cat("index ", index, " is out of range"));
+  std::shared_ptr<Module> popped = (*this)[index];
+  for (size_t i = index; i + 1 < n; ++i) replace_module(std::to_string(i), (*this)[i + 1]);
+  unregister_module(std::to_string(n - 1));
+  return popped;
+}
+
 Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& child : children()) x = child->forward(x);

@@ -99,13 +99,23 @@ void Module::zero_grad(bool set_to_none) {
 Tensor& Module::register_parameter(const std::string& name, const Tensor& data) {
   // The tensor itself, made to require grad, as libtorch's register_parameter does (nn.Parameter's
   // object itself, in Python); Parameter(data) is how a new one is made from data.
+  EMBER_CHECK(!name.empty(), "Parameter name must not be empty");
+  EMBER_CHECK(name.find('.') == std::string::npos, "Parameter name must not contain a dot (got '", name, "')");
   Tensor parameter = data;
   if (parameter.defined()) parameter.requires_grad_(true);
+  for (auto& [registered, tensor] : parameters_)
+    if (registered == name) return tensor = parameter;
   parameters_.emplace_back(name, parameter);
   return parameters_.back().second;
 }
 
+void Module::unregister_parameter(const std::string& name) {
+  std::erase_if(parameters_, [&](const auto& entry) { return entry.first == name; });
+}
+
 Tensor& Module::register_buffer(const std::string& name, const Tensor& data) {
+  for (auto& [registered, tensor] : buffers_)
+    if (registered == name) return tensor = data;
   buffers_.emplace_back(name, data);
   return buffers_.back().second;
 }
@@ -117,7 +127,23 @@ Tensor Module::forward(const Tensor&) {
 }
 
 void Module::add_child(const std::string& name, std::shared_ptr<Module> module) {
+  for (auto& [registered, child] : children_)
+    if (registered == name) {
+      child = std::move(module);
+      return;
+    }
   children_.emplace_back(name, std::move(module));
+}
+
+std::shared_ptr<Module>& Module::child_slot(const std::string& name) {
+  for (auto& [registered, child] : children_)
+    if (registered == name) return child;
+  throw Error("No Module with name `" + name + "` is registered");
+}
+
+void Module::unregister_module(const std::string& name) {
+  child_slot(name);  // refuses a name that is not registered
+  std::erase_if(children_, [&](const auto& entry) { return entry.first == name; });
 }
 
 Tensor& Module::parameter(const std::string& name) {

@@ -52,10 +52,16 @@ class Module {
   // Zeroes every parameter's .grad in place (PyTorch 1.13's default), or drops it (set_to_none).
   void zero_grad(bool set_to_none = false);
 
+  // A name registered again has its tensor replaced, where it was (torch's Python does this;
+  // libtorch refuses with "Parameter 'weight' already defined"). An undefined tensor is torch's None.
+  // The same for buffers.
   Tensor& register_parameter(const std::string& name, const Tensor& data);
   Tensor& register_buffer(const std::string& name, const Tensor& data);
+  // Its own parameters as registered, an absent one undefined: torch's module._parameters.
+  const std::vector<std::pair<std::string, Tensor>>& registered_parameters() const { return parameters_; }
   // Both return the module's shared_ptr, as libtorch's do, which a holder takes back:
-  // `fc = register_module("fc", nn::Linear(4, 2))` with `nn::Linear fc{nullptr}`.
+  // `fc = register_module("fc", nn::Linear(4, 2))` with `nn::Linear fc{nullptr}`. A name registered
+  // again is replaced where it was, as with parameters and buffers.
   template <typename M>
   std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     add_child(name, module);
@@ -65,13 +71,27 @@ class Module {
   std::shared_ptr<Impl> register_module(const std::string& name, const ModuleHolder<Impl>& holder) {
     return register_module(name, holder.ptr());
   }
+  // libtorch's: the child registered under `name` replaced where it was, or removed.
+  template <typename M>
+  std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> module) {
+    child_slot(name) = module;
+    return module;
+  }
+  template <typename Impl>
+  std::shared_ptr<Impl> replace_module(const std::string& name, const ModuleHolder<Impl>& holder) {
+    return replace_module(name, holder.ptr());
+  }
+  void unregister_module(const std::string& name);
 
  protected:
   Tensor& parameter(const std::string& name);
   Tensor& buffer(const std::string& name);
+  // What ParameterDict's pop does (libtorch's erases from its parameters_).
+  void unregister_parameter(const std::string& name);
 
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> module);
+  std::shared_ptr<Module>& child_slot(const std::string& name);
   template <typename Visit>
   void for_each_tensor(Visit&& visit);  // every registered parameter and buffer, recursively
 

@@ -172,6 +172,7 @@ void bind_nodes(py::module_& m);
 void bind_custom_function(py::module_& m);
 void bind_saved_hooks(py::module_& m);
 void bind_nn(py::module_& m);
+void bind_nn_containers(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_profiler(py::module_& m);
 

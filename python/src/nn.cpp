@@ -88,7 +88,32 @@ void bind_module(py::module_& m) {
           },
           py::arg("dtype"))
       .def("zero_grad", &Module::zero_grad, py::arg("set_to_none") = false)
-      .def("_register_parameter", &Module::register_parameter, py::arg("name"), py::arg("param"))
+      .def(
+          "_register_parameter",
+          [](Module& module, const std::string& name, std::optional<Tensor> param) {
+            return tensor_or_none(module.register_parameter(name, param.value_or(Tensor())));  // None: torch's
+          },
+          py::arg("name"), py::arg("param"))
+      .def("_registered_parameters",
+           [](const Module& module) {
+             py::list out;  // torch's module._parameters: an absent one None
+             for (const auto& [name, tensor] : module.registered_parameters())
+               out.append(py::make_tuple(name, tensor_or_none(tensor)));
+             return out;
+           })
+      .def(
+          "replace_module",
+          [](Module& self, const std::string& name, std::shared_ptr<Module> module) {
+            self.replace_module(name, std::move(module));
+          },
+          py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
+      .def("unregister_module", &Module::unregister_module, py::arg("name"))
+      // Whether the C++ module is made yet: a Python subclass's __init__ may set attributes before
+      // it calls Module.__init__, and no C++ method may be called on it until then.
+      .def("_is_made",
+           [](py::handle self) {
+             return reinterpret_cast<py::detail::instance*>(self.ptr())->get_value_and_holder().holder_constructed();
+           })
       .def("register_buffer", &Module::register_buffer, py::arg("name"), py::arg("tensor"))
       .def("register_module", &register_child, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>())
       .def("add_module", &register_child, py::arg("name"), py::arg("module"), py::keep_alive<1, 3>());
@@ -118,55 +143,12 @@ void bind_layers(py::module_& m) {
       .def_property_readonly("eps", &nn::LayerNormImpl::eps);
 }
 
-// append, len() and [i], which both containers have from nn::ChildList.
-template <typename Class>
-void bind_child_list(Class& container) {
-  using Container = typename Class::type;
-  container
-      .def(
-          "append",
-          [](py::object self, std::shared_ptr<Module> module) {
-            as<Container>(self).push_back(std::move(module));
-            return self;
-          },
-          py::arg("module"), py::keep_alive<1, 2>())
-      .def("__len__", &Container::size)
-      .def("__getitem__", [](const Container& list, int64_t i) {
-        const int64_t size = static_cast<int64_t>(list.size());
-        if (i < -size || i >= size) throw py::index_error("index " + std::to_string(i) + " is out of range");
-        return list[static_cast<size_t>(i < 0 ? i + size : i)];
-      });
-}
-
-// Sequential(a, b, c) and ModuleList([a, b]): the *args tuple or the list is kept alive with the
-// container (keep_alive<1, 2>), and with it any module written in Python.
-void bind_containers(py::module_& m) {
-  auto sequential = module_class<nn::SequentialImpl>(m, "Sequential")
-                        .def(py::init([](py::args modules) {
-                               auto sequential = std::make_shared<nn::SequentialImpl>();
-                               for (py::handle module : modules)
-                                 sequential->push_back(module.cast<std::shared_ptr<Module>>());
-                               return sequential;
-                             }),
-                             py::keep_alive<1, 2>());
-  bind_child_list(sequential);
-  auto list = module_class<nn::ModuleListImpl>(m, "ModuleList")
-                  .def(py::init([](std::optional<std::vector<std::shared_ptr<Module>>> modules) {
-                         auto list = std::make_shared<nn::ModuleListImpl>();
-                         for (auto& module : modules.value_or(std::vector<std::shared_ptr<Module>>{}))
-                           list->push_back(module);
-                         return list;
-                       }),
-                       py::arg("modules") = py::none(), py::keep_alive<1, 2>());
-  bind_child_list(list);
-}
-
 }  // namespace
 
 void bind_nn(py::module_& m) {
   bind_module(m);
   bind_layers(m);
-  bind_containers(m);
+  bind_nn_containers(m);
 }
 
 }  // namespace ember::python

@@ -48,10 +48,12 @@ def test_a_registered_buffer_is_an_attribute_that_to_converts():
     assert net.running_mean.dtype == torch.float64
 
 
-def test_the_same_name_cannot_be_registered_twice():
+def test_a_parameter_assigned_again_replaces_the_registered_one():
     net = TwoLayers()
-    with pytest.raises(KeyError, match="attribute 'scale' already exists"):
-        net.scale = nn.Parameter(torch.zeros(1))
+    replacement = nn.Parameter(torch.zeros(1))
+    net.scale = replacement
+    assert net.scale is replacement and net.parameters()[0] is replacement
+    assert len(net.parameters()) == 5
 
 
 def test_a_python_module_works_inside_a_cpp_sequential_after_its_name_is_gone():

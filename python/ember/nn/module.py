@@ -18,8 +18,6 @@ Linear = _C.Linear
 ReLU = _C.ReLU
 Dropout = _C.Dropout
 LayerNorm = _C.LayerNorm
-Sequential = _C.Sequential
-ModuleList = _C.ModuleList
 
 
 def _call(self, *args, **kwargs):
@@ -65,18 +63,71 @@ def _register_full_backward_hook(self, hook):
     return _register_hook(self, "_backward_hooks", hook)
 
 
+def _own_buffers(module):
+    return _cpp_named_buffers(module, False)
+
+
+def _registered(self, names_of):
+    """The names this module registers of one kind; none before its C++ part is made (an attribute
+    set in a subclass's __init__ before it calls Module.__init__)."""
+    return [name for name, _ in names_of(self)] if self._is_made() else []
+
+
+def _check_made(self, what):
+    if not self._is_made():
+        raise AttributeError(f"cannot assign {what} before Module.__init__() call")
+
+
+def _set_plain(self, name, value):
+    """Keeps the value as an attribute too, except where the class reads it from C++ (Linear.weight)."""
+    if not isinstance(getattr(type(self), name, None), property):
+        object.__setattr__(self, name, value)
+
+
 def _setattr(self, name, value):
-    """Assigning a Parameter or a Module registers it with the C++ module, as torch's __setattr__ does."""
+    """torch's Module.__setattr__: a Parameter is registered (replacing a parameter of that name, or
+    a plain attribute), and only a Parameter or None may replace a parameter; a Module is registered
+    (replacing a child of that name), and only a Module or None may replace a child; a registered
+    buffer takes a tensor or None. Anything else is a plain attribute."""
     if isinstance(value, Parameter):
-        if name in self.__dict__:
-            raise KeyError(f"attribute '{name}' already exists (ember registers a parameter once; assign to its "
-                           f".data to change its values)")
-        value = as_parameter(self._register_parameter(name, value))
+        _check_made(self, "parameters")
+        self.__dict__.pop(name, None)
+        self.register_parameter(name, value)
+    elif name in _registered(self, Module._registered_parameters):
+        if value is not None:
+            raise TypeError(f"cannot assign '{_C.typename(value)}' as parameter '{name}' "
+                            "(torch.nn.Parameter or None expected)")
+        self.register_parameter(name, value)
     elif isinstance(value, Module):
-        if name in self.__dict__:
-            raise KeyError(f"attribute '{name}' already exists (ember registers a submodule once)")
-        self.register_module(name, value)
-    object.__setattr__(self, name, value)
+        _check_made(self, "module")
+        self.__dict__.pop(name, None)
+        self.add_module(name, value)
+        _set_plain(self, name, value)
+    elif name in _registered(self, Module.named_children):
+        if value is not None:
+            raise TypeError(f"cannot assign '{_C.typename(value)}' as child module '{name}' "
+                            "(torch.nn.Module or None expected)")
+        self.unregister_module(name)  # torch keeps the name with None; ember has no None child
+        _set_plain(self, name, value)
+    elif name in _registered(self, _own_buffers):
+        if value is not None and not isinstance(value, _C.Tensor):
+            raise TypeError(f"cannot assign '{_C.typename(value)}' as buffer '{name}' "
+                            "(torch.Tensor or None expected)")
+        _set_plain(self, name, _cpp_register_buffer(self, name, value))
+    else:
+        object.__setattr__(self, name, value)
+
+
+def _getattr(self, name):
+    """torch's Module.__getattr__, called when Python finds no attribute: a registered parameter,
+    buffer or child by its name (a ParameterDict's key, a Sequential's "0")."""
+    if not (name.startswith("__") and name.endswith("__")) and self._is_made():
+        for names_of, seen_as in ((Module._registered_parameters, as_parameter), (_own_buffers, None),
+                                  (Module.named_children, None)):
+            registered = dict(names_of(self))
+            if name in registered:
+                return seen_as(registered[name]) if seen_as else registered[name]
+    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
 
 def _dotted(prefix, name):
@@ -97,20 +148,24 @@ def _check_new_name(self, kind, name, registered):
 
 
 def _register_parameter(self, name, param):
-    _check_new_name(self, "parameter", name, [n for n, _ in _cpp_named_parameters(self, False)])
+    """torch's register_parameter: a name it registers already is given the new parameter."""
+    _check_made(self, "parameter")
+    _check_new_name(self, "parameter", name, _registered(self, Module._registered_parameters))
     if param is not None and not isinstance(param, Parameter):
         raise TypeError(f"cannot assign '{_C.typename(param)}' object to parameter '{name}' "
                         "(torch.nn.Parameter or None required)")
-    object.__setattr__(self, name, None if param is None else as_parameter(self._register_parameter(name, param)))
+    registered = self._register_parameter(name, param)
+    _set_plain(self, name, None if param is None else as_parameter(registered))
 
 
 def _register_buffer(self, name, tensor):
     """The buffer is registered with the C++ module (to() and buffers() reach it) and is an attribute."""
-    _check_new_name(self, "buffer", name, [n for n, _ in _cpp_named_buffers(self, False)])
+    _check_made(self, "buffer")
+    _check_new_name(self, "buffer", name, _registered(self, _own_buffers))
     if tensor is not None and not isinstance(tensor, _C.Tensor):
         raise TypeError(f"cannot assign '{_C.typename(tensor)}' object to buffer '{name}' "
                         "(torch Tensor or None required)")
-    object.__setattr__(self, name, _cpp_register_buffer(self, name, tensor))
+    _set_plain(self, name, _cpp_register_buffer(self, name, tensor))
 
 
 def _add_module(self, name, module):
@@ -284,6 +339,7 @@ Module.register_forward_pre_hook = lambda self, hook: _register_hook(self, "_for
 Module.register_forward_hook = lambda self, hook: _register_hook(self, "_forward_hooks", hook)
 Module.register_full_backward_hook = _register_full_backward_hook
 Module.__setattr__ = _setattr
+Module.__getattr__ = _getattr
 Module.__repr__ = _repr
 Module.register_parameter = _register_parameter
 Module.register_buffer = _register_buffer
@@ -319,34 +375,3 @@ LayerNorm.weight = property(lambda self: as_parameter(self._weight))
 LayerNorm.bias = property(lambda self: as_parameter(self._bias))
 LayerNorm.extra_repr = lambda self: (f"{tuple(self.normalized_shape)}, eps={self.eps}, "
                                      f"elementwise_affine={self._weight is not None}")
-
-_cpp_sequential_getitem = Sequential.__getitem__
-
-
-def _sequential_getitem(self, index):
-    """s[1] is the module; s[1:] a new Sequential of the same modules under their own names, as torch's."""
-    if not isinstance(index, slice):
-        return _cpp_sequential_getitem(self, index)
-    result = Sequential()
-    for name, child in list(self.named_children())[index]:
-        result.add_module(name, child)
-    return result
-
-
-def _sequential_extend(self, sequential):
-    for module in sequential:
-        self.append(module)
-    return self
-
-
-def _sequential_add(self, other):
-    """s + t: a new Sequential of s's modules, then t's, numbered anew."""
-    if not isinstance(other, Sequential):
-        raise ValueError("add operator supports only objects of Sequential class, but {} is given.".format(
-            str(type(other))))
-    return _sequential_extend(_sequential_extend(Sequential(), self), other)
-
-
-Sequential.__getitem__ = _sequential_getitem
-Sequential.extend = _sequential_extend
-Sequential.__add__ = _sequential_add
