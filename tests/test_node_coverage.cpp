@@ -41,6 +41,8 @@ TEST_CASE("every backward node kind is produced by an op fixture or a gradcheck 
   CHECK(differentiable_cases == fixture::load("ops.json")["with_grads"].get<size_t>());
   for (const GradcheckCase& c : gradcheck_cases()) collect_node_names(c.f(c.inputs()), produced);
 
+  // A node whose backward PyTorch itself refuses cannot be compared: test_views_more.cpp asserts its text.
+  produced.insert("NotImplemented");
   const std::vector<std::string> kinds = autograd::all_node_names();
   CHECK(kinds.size() == std::variant_size_v<autograd::BackwardFunction>);
   for (const std::string& kind : kinds) {

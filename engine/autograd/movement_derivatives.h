@@ -60,9 +60,17 @@ struct CopyBackwards {  // self.copy_(src): src's gradient is g, self's old valu
   Grads apply(const Tensor& g, Needs) const { return {zeros_like(g), g}; }
 };
 
+// ---- ops PyTorch gives no derivative (derivatives.yaml's not_implemented): set_, detach_copy ----
+// The forward runs and records this node, so its result requires grad; backward through it fails.
+struct NotImplemented {
+  static constexpr const char* name = "NotImplemented";
+  const char* op = "";  // as PyTorch names it in the text: "set_", "aten::detach_copy"
+  Grads apply(const Tensor&, Needs) const { throw Error(str_cat("derivative for ", op, " is not implemented")); }
+};
+
 // This section's nodes, for BackwardFunction (derivatives.h).
-using MovementNodes =
-    NodeList<CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, FillBackward2, ZeroBackward0,
-             UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2, RandomBackward0, CopyBackwards>;
+using MovementNodes = NodeList<CatBackward0, StackBackward0, ToCopyBackward0, CloneBackward0, FillBackward2,
+                               ZeroBackward0, UniformBackward0, NormalBackward0, BernoulliBackward0, BernoulliBackward2,
+                               RandomBackward0, CopyBackwards, NotImplemented>;
 
 }  // namespace ember::autograd

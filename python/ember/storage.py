@@ -39,6 +39,9 @@ class TypedStorage:
     def untyped(self):
         return UntypedStorage(self)
 
+    def _flat_tensor(self):  # what Tensor.set_ hands the C++ door
+        return self._flat
+
     def __repr__(self):
         values = "".join(f" {value}\n" for value in self.tolist())
         return (f"{values}[torch.storage.TypedStorage(dtype={self.dtype}, device={self.device}) of size "
@@ -62,6 +65,9 @@ class UntypedStorage:
 
     def element_size(self):
         return 1
+
+    def _flat_tensor(self):
+        return self._typed._flat
 
     @property
     def device(self):
