@@ -33,7 +33,8 @@ std::vector<Tensor> narrowed(const Tensor& self, const std::vector<int64_t>& len
   return pieces;
 }
 
-// split_with_sizes's pieces, made as ATen makes them: each an as_strided view, no narrow inside.
+// split_with_sizes's pieces, made as ATen makes them: each an as_strided view, no narrow inside
+// (an empty tensor's strides can be anything: its offsets wrap around, as ATen's).
 std::vector<Tensor> strided_pieces(const Tensor& self, const std::vector<int64_t>& lengths, int64_t dim) {
   const int64_t d = wrap_dim(dim, self.dim());
   std::vector<Tensor> pieces;
@@ -41,8 +42,8 @@ std::vector<Tensor> strided_pieces(const Tensor& self, const std::vector<int64_t
   for (int64_t length : lengths) {
     Dims sizes = self.sizes();
     sizes[d] = length;
-    pieces.push_back(
-        internal::view_with_layout(self, sizes, self.strides(), self.storage_offset() + start * self.stride(d)));
+    pieces.push_back(internal::view_with_layout(
+        self, sizes, self.strides(), wrapping_add(self.storage_offset(), wrapping_multiply(start, self.stride(d)))));
     start += length;
   }
   return pieces;
