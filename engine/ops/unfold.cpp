@@ -1,8 +1,8 @@
 // unfold(dimension, size, step): every window of `size` elements along `dimension`, `step` apart,
 // as a new last dimension, with no copy. Windows overlap when step < size, so the result reads
-// some elements more than once: a view no other view op makes, and the reason its gradient adds
-// each window's share back (UnfoldBackward0) instead of placing it. ATen's unfold (TensorShape.cpp),
-// with its checks, texts and its 0-dim rule (a 0-dim tensor is one window of one element).
+// some elements more than once (as an expanded view does), and its gradient adds each window's
+// share back (UnfoldBackward0) instead of placing it. ATen's unfold (TensorShape.cpp), with its
+// checks, texts and its 0-dim rule (a 0-dim tensor is one window of one element).
 #include "api/new_tensors.h"
 #include "dispatch.h"
 #include "view_copies.h"
