@@ -29,6 +29,35 @@ Tensor domain_leaf(double phase, double step = 1.3) {
   return t;
 }
 
+// sum(t * t * w), w = 1, 2, ... over t's elements: a different weight for each element, so that a
+// formula that puts a gradient in the wrong place fails.
+Tensor weighted_squares(const Tensor& t) {
+  return (t * t * (arange(t.numel(), kFloat64).reshape(t.sizes()) + 1)).sum();
+}
+
+// Every *_copy op of a [3, 4] x and a [3, 1] y, summed (each of its nodes in one program).
+Tensor every_view_copy(const Tensor& x, const Tensor& y) {
+  std::vector<Tensor> copies{expand_copy(y, {2, 3, 4}),
+                             permute_copy(x, {1, 0}),
+                             view_copy(x, {4, 3}),
+                             select_copy(x, 1, 2),
+                             slice_copy(x, 1, 1, 4, 2),
+                             transpose_copy(x, 0, 1),
+                             t_copy(x),
+                             squeeze_copy(y),
+                             squeeze_copy(y, 1),
+                             unsqueeze_copy(x, 0),
+                             diagonal_copy(x, 1),
+                             as_strided_copy(x, {2, 2}, {1, 4}, 1),
+                             alias_copy(x),
+                             unfold_copy(x, 1, 2, 1)};
+  for (const std::vector<Tensor>& pieces : {unbind_copy(x, 1), split_copy(x, 2), split_with_sizes_copy(x, {1, 3}, 1)})
+    copies.insert(copies.end(), pieces.begin(), pieces.end());
+  Tensor total = weighted_squares(copies[0]);
+  for (size_t i = 1; i < copies.size(); ++i) total = total + weighted_squares(copies[i]);
+  return total;
+}
+
 // A custom function in C++ (autograd/function.h): x^3, its backward written with ops from what it
 // saved, so that it can be differentiated again.
 struct Cube : autograd::Function<Cube> {
@@ -265,6 +294,17 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          },
          [] {
            return V{cosine_leaf({2, 3})};
+         }},
+        {"unfold: overlapping windows, windows with gaps, a 0-dim input",
+         [](const V& v) {
+           return v[0].unfold(1, 3, 1).sum({2}) * v[0].unfold(1, 2, 2).sum({-1}).sum() + v[1].unfold(0, 1, 1);
+         },
+         [] {
+           return V{cosine_leaf({2, 5}), cosine_leaf({})};
+         }},
+        {"the *_copy ops, each through its view's formula", [](const V& v) { return every_view_copy(v[0], v[1]); },
+         [] {
+           return V{cosine_leaf({3, 4}), cosine_leaf({3, 1})};
          }},
         {"a custom function (autograd::Function)", [](const V& v) { return Cube::apply(v[0] + 1) * v[0]; },
          [] { return V{cosine_leaf({4})}; }},

@@ -10,18 +10,16 @@
 
 #include "captured_warnings.h"
 #include "fixture.h"
+#include "view_cases.h"
 
 using namespace ember;
+using view_cases::arange_leaf;
+using view_cases::collapsed;
 using ViewOutputs = std::vector<Tensor>;
 
 namespace {
 
 const fixture::json& composite_views() { return fixture::load("composite_views.json"); }
-
-// The input of a case: arange(n) with the case's sizes, a leaf that requires grad and is no view.
-Tensor arange_leaf(const Dims& sizes) {
-  return arange(product(sizes), kFloat32).reshape(sizes).clone().requires_grad_();
-}
 
 // Each case's call, as the fixture's "code" makes it in Python; x is inputs[0], `other` an empty
 // [4, 6] and `indices` the int64 tensor [1, 4].
@@ -79,16 +77,6 @@ std::map<std::string, ViewCall> view_calls(const Tensor& other, const Tensor& in
   };
 }
 
-// Event names in start order, a name repeated at once kept once: PyTorch records an op that
-// forwards to its other overload twice (torch.movedim(x, -1, 0): aten::movedim > aten::movedim,
-// not on every call), ember once.
-std::vector<std::string> collapsed(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  for (const std::string& name : names)
-    if (out.empty() || out.back() != name) out.push_back(name);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("each view written with other views gives PyTorch's values, nodes, views and events",
@@ -119,18 +107,7 @@ TEST_CASE("each view written with other views gives PyTorch's values, nodes, vie
     if (c["warning"].is_null()) CHECK(warnings.texts.empty());
     else CHECK(warnings.texts == std::vector<std::string>{c["warning"].get<std::string>()});
     const Tensor& x = inputs[0];
-    REQUIRE(outputs.size() == c["outputs"].size());
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const auto& expected = c["outputs"][i];
-      const Tensor& out = outputs[i];
-      INFO("output " << i);
-      CHECK(fixture::compare_exact(out.detach(), expected["value"]) == "");
-      CHECK(out.strides() == fixture::dims_arg(expected["strides"]));
-      CHECK((out.grad_fn() ? out.grad_fn()->name() : "NoneType") == expected["grad_fn"].get<std::string>());
-      CHECK(out._is_view() == expected["is_view"].get<bool>());
-      CHECK(out._base().is_same(x) == expected["base_is_x"].get<bool>());
-      CHECK(out.is_same(x) == expected["same_as_x"].get<bool>());
-    }
+    view_cases::check_outputs(outputs, c["outputs"], x);
   }
   set_warn_always(false);
 }

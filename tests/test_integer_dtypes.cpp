@@ -44,7 +44,10 @@ const std::map<std::string, BinaryCall>& integer_ops() {
       {"sum", [](const Tensor& x, const Tensor&) { return x.sum(); }},
       {"max", [](const Tensor& x, const Tensor&) { return x.max(); }},
       {"argmax", [](const Tensor& x, const Tensor&) { return x.argmax(); }},
-      {"cat", [](const Tensor& x, const Tensor& y) { return cat({x, y}); }},
+      {"cat",
+       [](const Tensor& x, const Tensor& y) {
+         return cat({x, y});
+       }},
       {"add_inplace", [](const Tensor& x, const Tensor& y) { return x.clone().add_(y); }},
       {"to_float32", [](const Tensor& x, const Tensor&) { return x.to(kFloat32); }},
       {"to_int64", [](const Tensor& x, const Tensor&) { return x.to(kInt64); }},
@@ -71,10 +74,14 @@ TEST_CASE("a 0-dim tensor or a number lifts an integer tensor only by its catego
   size_t i = 0;
   for (const DType dtype : {kUInt8, kInt8, kInt16, kInt32}) {
     const Tensor t = ones({1}, dtype);
-    const std::vector<DType> got = {result_type(t, scalar_tensor(1, kInt64)), result_type(t, scalar_tensor(1.0)),
-                                    result_type(t, scalar_tensor(true, kBool)), result_type(t, 2),
-                                    result_type(t, 2.5), result_type(t, true),
-                                    result_type(t, ones({1}, kInt8)), result_type(t, ones({1}, kUInt8)),
+    const std::vector<DType> got = {result_type(t, scalar_tensor(1, kInt64)),
+                                    result_type(t, scalar_tensor(1.0)),
+                                    result_type(t, scalar_tensor(true, kBool)),
+                                    result_type(t, 2),
+                                    result_type(t, 2.5),
+                                    result_type(t, true),
+                                    result_type(t, ones({1}, kInt8)),
+                                    result_type(t, ones({1}, kUInt8)),
                                     result_type(scalar_tensor(1, dtype), ones({1}, kInt8))};
     for (const DType dtype_got : got) {
       INFO(cases[i]["code"].get<std::string>());

@@ -47,6 +47,8 @@ calls torch.manual_seed first, and JSON is written compactly
                                 ...): outputs, nodes, profiler events, errors (tools/fixtures/composite_views.py)
   tests/fixtures/integer_dtypes.json  uint8, int8, int16 and int32: promotion, wrapping ops, casts,
                                 printing, the default dtype, errors (tools/fixtures/integer_dtypes.py)
+  tests/fixtures/views_more.json  unfold, the *_copy ops, set_ and resize_as_: outputs, nodes, events,
+                                gradients, errors (tools/fixtures/views_more.py)
   tests/fixtures/graph_dot.json  autograd graphs as torchviz's make_dot(show_saved=True) draws them: boxes
                                 and edges (tools/fixtures/graph_dot.py)
   tests/fixtures/autograd_debug.json  autograd::grad's first and second derivatives, the chapter
@@ -95,7 +97,7 @@ import torch  # noqa: E402
 
 from fixtures import (autocast, autograd_debug, check, composite_views, errors, exact_pow, exact_sums,  # noqa: E402
                       fidelity, integer_dtypes, mlp, nn_modules, ops_cases, optim, printing, profiler, graph_dot,
-                      random, replay, saved_hooks, size_sweep)
+                      random, replay, saved_hooks, size_sweep, views_more)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -129,6 +131,7 @@ def main():
         ("integer_dtypes.json", integer_dtypes, integer_dtypes.build),
         ("exact_sums.json", exact_sums, exact_sums.build),
         ("exact_pow.json", exact_pow, exact_pow.build),
+        ("views_more.json", views_more, views_more.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them
     unknown = set(only) - {fname for fname, _, _ in builders}

@@ -158,7 +158,9 @@ Tensor bmm(const Tensor& a, const Tensor& b);
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
 
-// ---- out= variants (resize.cpp) ----
+// ---- resizing and out= variants (resize.cpp) ----
+// torch.resize_as_(self, other): self.resize_(other.sizes()), in place.
+Tensor& resize_as_(Tensor& self, const Tensor& other);
 // torch.add(a, b, out=out) and its kind: the result written into `out`, which is resized (with
 // PyTorch's warning unless it was empty) when its shape differs. Element-wise ops cast into out's
 // dtype where the result type allows; products need out's dtype exactly. Refused when autograd
@@ -236,6 +238,29 @@ Tensor atleast_3d(const Tensor& self);
 std::vector<Tensor> atleast_1d(const std::vector<Tensor>& tensors);
 std::vector<Tensor> atleast_2d(const std::vector<Tensor>& tensors);
 std::vector<Tensor> atleast_3d(const std::vector<Tensor>& tensors);
+
+// ---- a view, then a copy of it (view_copies.h; the views' files define them) ----
+// torch.permute_copy and its kind: the view's values in storage of their own (clone's layout),
+// not a view; the view's node under its copy's name (PermuteBackward0_copy), and detach_copy a
+// NotImplemented node (PyTorch gives it no derivative).
+Tensor expand_copy(const Tensor& self, const Dims& size, bool implicit = false);
+Tensor permute_copy(const Tensor& self, const Dims& dims);
+Tensor view_copy(const Tensor& self, const Dims& size);
+Tensor select_copy(const Tensor& self, int64_t dim, int64_t index);
+Tensor slice_copy(const Tensor& self, int64_t dim = 0, int64_t start = 0, int64_t end = INT64_MAX, int64_t step = 1);
+Tensor transpose_copy(const Tensor& self, int64_t dim0, int64_t dim1);
+Tensor t_copy(const Tensor& self);
+Tensor squeeze_copy(const Tensor& self);
+Tensor squeeze_copy(const Tensor& self, int64_t dim);
+Tensor unsqueeze_copy(const Tensor& self, int64_t dim);
+Tensor as_strided_copy(const Tensor& self, const Dims& size, const Dims& stride, int64_t storage_offset = 0);
+Tensor detach_copy(const Tensor& self);
+Tensor alias_copy(const Tensor& self);
+Tensor diagonal_copy(const Tensor& self, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
+std::vector<Tensor> unbind_copy(const Tensor& self, int64_t dim = 0);
+std::vector<Tensor> split_copy(const Tensor& self, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split_with_sizes_copy(const Tensor& self, const std::vector<int64_t>& split_sizes, int64_t dim = 0);
+Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
 
 // ---- comparison of whole tensors (compare.cpp) ----
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);

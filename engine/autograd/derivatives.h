@@ -20,6 +20,7 @@
 #include "nn_derivatives.h"               // softmax, layer_norm, losses
 #include "pointwise_derivatives.h"        // arithmetic, unary math, bounds
 #include "reduction_derivatives.h"        // sum, mean, var_mean, max, min
+#include "view_copy_derivatives.h"        // the *_copy ops: each its view's node, renamed
 #include "view_derivatives.h"             // the view ops
 
 namespace ember::autograd {
@@ -37,6 +38,6 @@ struct JoinedNodes<NodeList<A...>, NodeList<B...>, Rest...> : JoinedNodes<NodeLi
 
 using BackwardFunction =
     JoinedNodes<NodeList<AccumulateGrad>, PointwiseNodes, ReductionNodes, LinalgNodes, NnNodes, MovementNodes,
-                ViewNodes, DoubleBackwardNodes, NodeList<CopySlices, CustomFunction>>::Variant;
+                ViewNodes, ViewCopyNodes, DoubleBackwardNodes, NodeList<CopySlices, CustomFunction>>::Variant;
 
 }  // namespace ember::autograd

@@ -169,6 +169,21 @@ Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& 
   return grad;
 }
 
+// Element j of every window lands at j, j + step, j + 2 step, ...: distinct places for one j, so
+// each j is one embedding (a copy, differentiable under create_graph), and the windows' overlaps
+// are the sum over j. A 0-dim input was one window of `size` (0 or 1) elements.
+Tensor unfold_backward(const Tensor& g, const Dims& self_sizes, int64_t dim, int64_t size, int64_t step) {
+  Tensor grad_input = zeros(self_sizes, g.options());
+  for (int64_t j = 0; j < size; ++j) {
+    const Tensor window_element = g.select(-1, j);
+    grad_input = grad_input + embedded(window_element, self_sizes, [&](const Tensor& t) {
+                   if (self_sizes.empty()) return t;
+                   return t.slice(dim, j, j + (window_element.size(dim) - 1) * step + 1, step);
+                 });
+  }
+  return grad_input;
+}
+
 Tensor join_pieces(const std::vector<Tensor>& grads, const std::vector<Dims>& piece_sizes, int64_t dim, bool stacked) {
   std::vector<Tensor> pieces;
   const Tensor* any = nullptr;

@@ -89,6 +89,15 @@ struct SliceBackward0 {  // g placed in the slice of a zero tensor
     return {embedded(g, self_sizes, [&](const Tensor& t) { return t.slice(dim, start, end, step); })};
   }
 };
+// unfold's gradient: each window's gradient added back where the window lies, so an element that
+// several windows read gets the sum of their gradients (PyTorch's unfold_backward).
+Tensor unfold_backward(const Tensor& g, const Dims& self_sizes, int64_t dim, int64_t size, int64_t step);
+struct UnfoldBackward0 {
+  static constexpr const char* name = "UnfoldBackward0";
+  Dims self_sizes;
+  int64_t dimension = 0, size = 0, step = 1;
+  Grads apply(const Tensor& g, Needs) const { return {unfold_backward(g, self_sizes, dimension, size, step)}; }
+};
 struct AsStridedBackward0 {  // a view known only by its layout: see Note [In-place on views]
   static constexpr const char* name = "AsStridedBackward0";
   Geometry view, base;
@@ -139,7 +148,7 @@ using ViewNodes =
     NodeList<ViewBackward0, ReshapeAliasBackward0, UnsafeViewBackward0, SqueezeBackward0, SqueezeBackward1,
              SqueezeBackward2, SqueezeBackward3, UnsqueezeBackward0, UnsqueezeBackward1, ExpandBackward0,
              TransposeBackward0, TBackward0, TransposeBackward1, TBackward1, PermuteBackward0, SelectBackward0,
-             SliceBackward0, AsStridedBackward0, AsStridedBackward1, UnbindBackward0, SplitBackward0,
+             SliceBackward0, UnfoldBackward0, AsStridedBackward0, AsStridedBackward1, UnbindBackward0, SplitBackward0,
              SplitWithSizesBackward0, UnsafeSplitBackward0, UnsafeSplitWithSizesBackward0, DiagonalBackward0>;
 
 }  // namespace ember::autograd

@@ -16,6 +16,7 @@
 #include "op_list.h"
 #include "removable_handle.h"
 #include "scalar.h"
+#include "storage_handle.h"
 #include "tensor_accessor.h"
 #include "tensor_impl.h"
 #include "tensor_index.h"
@@ -177,6 +178,8 @@ class Tensor {
   Tensor _base() const;
   // libtorch's is_alias_of: whether the two share storage (views, detach() and data() do).
   bool is_alias_of(const Tensor& other) const { return checked().storage == other.checked().storage; }
+  // libtorch's t.storage(): the bytes this tensor and its views share (storage_handle.h).
+  StorageHandle storage() const { return StorageHandle(checked().storage); }
 
   // ---- views (share storage and version counter) ----
   Tensor view(const Dims& sizes) const;
@@ -209,7 +212,9 @@ class Tensor {
   Tensor squeeze(int64_t dim) const;
   Tensor unsqueeze(int64_t dim) const;
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
-  Tensor view_as(const Tensor& other) const;    // view(other.sizes())
+  Tensor view_as(const Tensor& other) const;  // view(other.sizes())
+  // Every window of `size` elements along `dimension`, `step` apart, as a new last dim (unfold.cpp).
+  Tensor unfold(int64_t dimension, int64_t size, int64_t step) const;
   Tensor expand_as(const Tensor& other) const;  // expand(other.sizes())
   // The views written with other views (ops.h, composite_views.cpp); T() reverses every dim, mT()
   // transposes the last two.
@@ -239,6 +244,15 @@ class Tensor {
   // Gives the tensor `sizes` in place (contiguous strides unless the sizes are unchanged), growing
   // its storage when it is too small; the version counter is not bumped (as in PyTorch).
   Tensor& resize_(const Dims& sizes);
+  Tensor& resize_as_(const Tensor& other);  // resize_(other.sizes())
+  // In place, this tensor becomes a tensor over another's storage (set_storage.cpp): the source
+  // tensor's, with its layout; a storage's, from `storage_offset` with `sizes` and `strides`
+  // (contiguous when none are given), growing it when they reach past its end; or none (set_():
+  // an empty storage). The tensor keeps its own version counter, and set_ counts as a write to it.
+  Tensor& set_(const Tensor& source);
+  Tensor& set_(const StorageHandle& source);
+  Tensor& set_(const StorageHandle& source, int64_t storage_offset, const Dims& sizes, const Dims& strides = {});
+  Tensor& set_();
 
   // ---- conversion ----
   Tensor to(DType dtype) const;

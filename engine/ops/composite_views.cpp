@@ -1,14 +1,15 @@
 // The views PyTorch writes with other views (its CompositeImplicitAutograd ops): narrow is a slice,
-// movedim and swapaxes are a permute and a transpose, T and mT reverse or swap dims, unflatten is a view,
-// broadcast_to an expand, tensor_split and hsplit/vsplit/dsplit are slices, atleast_nd reshapes or
-// unsqueezes. Each is a CompositeOp: a profile shows its own event with the view inside
-// (aten::movedim > aten::permute), and autograd records the inner view's node (PermuteBackward0),
-// so the result is a view of the input as PyTorch's is. The argument checks and texts are ATen's
-// (TensorShape.cpp).
+// flatten a reshape, movedim and swapaxes are a permute and a transpose, T and mT reverse or swap
+// dims, unflatten is a view, broadcast_to an expand, tensor_split and hsplit/vsplit/dsplit are
+// slices, atleast_nd reshapes or unsqueezes. Each is a CompositeOp: a profile shows its own event
+// with the view inside (aten::movedim > aten::permute), and autograd records the inner view's node
+// (PermuteBackward0), so the result is a view of the input as PyTorch's is. The argument checks and
+// texts are ATen's (TensorShape.cpp).
 #include <algorithm>
 #include <numeric>
 
 #include "api/ops.h"
+#include "core/size_arithmetic.h"
 #include "core/warning.h"
 #include "dispatch.h"
 #include "shape_rules.h"
@@ -291,6 +292,19 @@ Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
 Tensor Tensor::narrow(int64_t dim, const Tensor& start, int64_t length) const {
   EMBER_CHECK(start.dim() == 0 && start.dtype() == kInt64, "start must be an 0-dim integral Tensor.");
   return narrow(dim, start.item<int64_t>(), length);
+}
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  const int64_t s = wrap_dim(start_dim, dim()), e = wrap_dim(end_dim, dim());  // checked first, even for 0-dim
+  EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (dim() == 0) return reshape({1});
+  if (s == e) return *this;
+  Dims new_sizes;
+  for (int64_t d = 0; d < s; ++d) new_sizes.push_back(sizes()[d]);
+  int64_t flat = 1;
+  for (int64_t d = s; d <= e; ++d) flat = wrapping_multiply(flat, sizes()[d]);  // as ATen's; reshape checks the count
+  new_sizes.push_back(flat);
+  for (int64_t d = e + 1; d < dim(); ++d) new_sizes.push_back(sizes()[d]);
+  return reshape(new_sizes);
 }
 Tensor Tensor::T() const { return call<NumpyT>(*this); }
 Tensor Tensor::mT() const { return call<MatrixT>(*this); }

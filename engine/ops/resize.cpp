@@ -1,5 +1,6 @@
-// resize_ and the out= variants built on it. `t.resize_(sizes)` gives a tensor new sizes in place,
-// growing the storage it shares with its views when needed. `add_out(out, a, b)` is PyTorch's
+// resize_, resize_as_ and the out= variants built on them. `t.resize_(sizes)` gives a tensor new
+// sizes in place, growing the storage it shares with its views when needed (resize_as_ takes
+// another tensor's sizes). `add_out(out, a, b)` is PyTorch's
 // torch.add(a, b, out=out): the result lands in a tensor the caller owns, which is resized to the
 // result's shape (with PyTorch's deprecation warning when it was not empty) and must be able to
 // hold the result's dtype. An out= call cannot be differentiated, so it is refused while autograd
@@ -14,6 +15,7 @@
 #include "core/memory_overlap.h"
 #include "core/size_arithmetic.h"
 #include "core/warning.h"
+#include "dispatch.h"
 #include "elementwise.h"
 #include "out_arguments.h"
 #include "shape_rules.h"
@@ -45,15 +47,35 @@ void resize_below_autograd(TensorImpl& impl, const Dims& new_sizes) {
   impl.set_layout(new_sizes, contiguous_strides(new_sizes), impl.storage_offset);
 }
 
+// resize_ and resize_as_ are ops to the profiler (aten::resize_as_ > aten::resize_) but not to
+// autograd: no node, no version bump. Their requires-grad check is autograd's (VariableType), made
+// whether or not grad mode is on, and skipped by inference mode, which skips autograd.
+struct Resize : CompositeOp {
+  static constexpr const char* name = "aten::resize_";
+  static void compute(const Tensor& self, const Dims& new_sizes) {
+    EMBER_CHECK(InferenceMode::is_enabled() || !self.requires_grad(), "cannot resize variables that require grad");
+    resize_below_autograd(*self.impl(), new_sizes);
+  }
+};
+struct ResizeAs : CompositeOp {
+  static constexpr const char* name = "aten::resize_as_";
+  static void compute(const Tensor& self, const Tensor& other) {
+    EMBER_CHECK(InferenceMode::is_enabled() || !self.requires_grad(), "cannot resize variables that require grad");
+    call<Resize>(self, other.sizes());
+  }
+};
+
 }  // namespace
 
-// The requires-grad check is autograd's (VariableType), so inference mode, which skips autograd,
-// skips it too.
 Tensor& Tensor::resize_(const Dims& new_sizes) {
-  EMBER_CHECK(InferenceMode::is_enabled() || !requires_grad(), "cannot resize variables that require grad");
-  resize_below_autograd(*impl_, new_sizes);
+  call<Resize>(*this, new_sizes);
   return *this;
 }
+Tensor& Tensor::resize_as_(const Tensor& other) {
+  call<ResizeAs>(*this, other);
+  return *this;
+}
+Tensor& resize_as_(Tensor& self, const Tensor& other) { return self.resize_as_(other); }
 
 namespace internal {
 

@@ -8,6 +8,7 @@
 #include "api/new_tensors.h"
 #include "core/size_arithmetic.h"
 #include "dispatch.h"
+#include "view_copies.h"
 
 namespace ember {
 
@@ -27,6 +28,22 @@ std::vector<Tensor> narrowed(const Tensor& self, const std::vector<int64_t>& len
   int64_t start = 0;
   for (int64_t length : lengths) {
     pieces.push_back(self.narrow(dim, start, length));
+    start += length;
+  }
+  return pieces;
+}
+
+// split_with_sizes's pieces, made as ATen makes them: each an as_strided view, no narrow inside
+// (an empty tensor's strides can be anything: its offsets wrap around, as ATen's).
+std::vector<Tensor> strided_pieces(const Tensor& self, const std::vector<int64_t>& lengths, int64_t dim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  std::vector<Tensor> pieces;
+  int64_t start = 0;
+  for (int64_t length : lengths) {
+    Dims sizes = self.sizes();
+    sizes[d] = length;
+    pieces.push_back(internal::view_with_layout(
+        self, sizes, self.strides(), wrapping_add(self.storage_offset(), wrapping_multiply(start, self.stride(d)))));
     start += length;
   }
   return pieces;
@@ -85,7 +102,7 @@ struct SplitWithSizes : ViewOp {
   static constexpr const char* name = "aten::split_with_sizes";
   static std::vector<Tensor> compute(const Tensor& self, const std::vector<int64_t>& split_sizes, int64_t dim) {
     check_split_sizes(self, split_sizes, dim);
-    return narrowed(self, split_sizes, dim);
+    return strided_pieces(self, split_sizes, dim);
   }
   static SplitWithSizesBackward0 save(const std::vector<Tensor>& pieces, const Tensor& self,
                                       const std::vector<int64_t>&, int64_t dim) {
@@ -185,6 +202,18 @@ std::vector<Tensor> unsafe_chunk(const Tensor& self, int64_t chunks, int64_t dim
 }
 Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
   return call<Diagonal>(self, offset, dim1, dim2);
+}
+
+// ---- a view, then a copy of it (view_copies.h) ----
+std::vector<Tensor> unbind_copy(const Tensor& self, int64_t dim) { return copy_of_view<Unbind>(self, dim); }
+std::vector<Tensor> split_copy(const Tensor& self, int64_t split_size, int64_t dim) {
+  return copy_of_view<Split>(self, split_size, dim);
+}
+std::vector<Tensor> split_with_sizes_copy(const Tensor& self, const std::vector<int64_t>& split_sizes, int64_t dim) {
+  return copy_of_view<SplitWithSizes>(self, split_sizes, dim);
+}
+Tensor diagonal_copy(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  return copy_of_view<Diagonal>(self, offset, dim1, dim2);
 }
 
 }  // namespace ember

@@ -8,6 +8,7 @@
 #include "dispatch.h"
 #include "profiler/steps.h"
 #include "shape_rules.h"
+#include "view_copies.h"
 
 namespace ember {
 
@@ -60,11 +61,16 @@ struct AsStrided : ViewOp {  // no derivative: ember's named views record their 
     return alias_with(self, sizes, strides, storage_offset);
   }
 };
-
 struct AsStridedRecorded : AsStrided {
-  static AsStridedBackward0 save(const Tensor& result, const Tensor& self, const Dims&, const Dims&, int64_t) {
-    return {autograd::geometry_of(result), autograd::geometry_of(self)};
+  static AsStridedBackward0 save(const Tensor&, const Tensor& self, const Dims& sizes, const Dims& strides,
+                                 int64_t storage_offset) {
+    return {{sizes, strides, storage_offset}, autograd::geometry_of(self)};
   }
+};
+struct Alias : ViewOp {  // the same layout: what alias_copy copies (ember has no alias of its own)
+  static constexpr const char* name = "aten::alias";
+  using CopyNode = CopyBackward<AliasBackward0>;
+  static Tensor compute(const Tensor& self) { return internal::alias(self); }
 };
 
 struct View : ViewOp {
@@ -107,8 +113,9 @@ struct Select : ViewOp {
     EMBER_CHECK(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
     const int64_t d = wrap_dim(dim, self.dim());
     const int64_t size = self.sizes()[d];
-    EMBER_CHECK(index >= -size && index < size, "select(): index ", index, " out of range for tensor of size ",
-                to_string(self.sizes()), " at dimension ", d);
+    if (index < -size || index >= size) [[unlikely]]  // an IndexError, as ATen's TORCH_CHECK_INDEX
+      throw IndexError(str_cat("select(): index ", index, " out of range for tensor of size ", to_string(self.sizes()),
+                               " at dimension ", d));
     if (index < 0) index += size;
     Dims new_sizes = self.sizes(), new_strides = self.strides();
     new_sizes.erase(d);
@@ -298,58 +305,20 @@ struct ViewAs : CompositeOp {  // self.view(other.sizes()), as ATen's composite
 };
 
 // Not a view op: its result shares the storage but records no history and no base. An op all the
-// same, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch).
+// same, so that a profile shows it (AccumulateGrad detaches the gradient it keeps, as in PyTorch);
+// detach_copy's, below autograd, lacks the inner "detach" step of PyTorch's autograd kernel.
+template <bool called_by_a_user>
 struct Detach : FunctionalOp {
   static constexpr const char* name = "aten::detach";
   static Tensor compute(const Tensor& self) {
-    profiler::OpEvent<profiler::steps::Detach> alias(self);  // PyTorch's autograd kernel's inner event
+    if constexpr (called_by_a_user) profiler::OpEvent<profiler::steps::Detach> step(self);
     return internal::alias(self);
-  }
-};
-
-// self's bytes read as another dtype (t.view(torch.int32)): the same storage and version counter,
-// the last dimension rescaled when the element sizes differ. Like PyTorch's, no gradient flows
-// through it and autograd does not count it as a view (`_is_view()` is false).
-struct ViewDtype : FunctionalOp {
-  static constexpr const char* name = "aten::view";
-  static Tensor compute(const Tensor& self, DType dtype) {
-    const int64_t old_size = self.element_size(), new_size = element_size(dtype);
-    Dims sizes = self.sizes(), strides = self.strides();
-    int64_t offset = self.storage_offset();
-    if (old_size != new_size) {
-      const std::string what = str_cat(" to view ", scalar_type_name(self.dtype()), " as ", scalar_type_name(dtype),
-                                       " (different element sizes)");
-      EMBER_CHECK(self.dim() > 0, "self.dim() cannot be 0", what);
-      const int64_t last = self.dim() - 1;
-      EMBER_CHECK(self.stride(last) == 1, "self.stride(-1) must be 1", what, ", but got ", self.stride(last));
-      if (old_size > new_size) {  // each element becomes `ratio` smaller ones
-        const int64_t ratio = old_size / new_size;
-        for (int64_t d = 0; d < last; ++d) strides[d] *= ratio;
-        sizes[last] *= ratio;
-        offset *= ratio;
-      } else {  // `ratio` elements become one
-        const int64_t ratio = new_size / old_size;
-        EMBER_CHECK(sizes[last] % ratio == 0, "self.size(-1) must be divisible by ", ratio, what, ", but got ",
-                    sizes[last]);
-        EMBER_CHECK(offset % ratio == 0, "self.storage_offset() must be divisible by ", ratio, what, ", but got ",
-                    offset);
-        for (int64_t d = 0; d < last; ++d) {
-          EMBER_CHECK(strides[d] % ratio == 0, "self.stride(", d, ") must be divisible by ", ratio, what, ", but got ",
-                      strides[d]);
-          strides[d] /= ratio;
-        }
-        sizes[last] /= ratio;
-        offset /= ratio;
-      }
-    }
-    return Tensor(std::make_shared<TensorImpl>(*self.impl(), sizes, strides, offset, dtype));
   }
 };
 
 }  // namespace
 
-Tensor Tensor::detach() const { return call<Detach>(*this); }
-Tensor Tensor::view_dtype(DType dtype) const { return call<ViewDtype>(*this, dtype); }
+Tensor Tensor::detach() const { return call<Detach<true>>(*this); }
 
 Tensor as_strided(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t storage_offset) {
   EMBER_CHECK(!(GradMode::is_enabled() && self.requires_grad()),
@@ -385,18 +354,27 @@ Tensor Tensor::squeeze() const { return call<Squeeze>(*this); }
 Tensor Tensor::squeeze(int64_t dim) const { return call<SqueezeDim>(*this, dim); }
 Tensor Tensor::unsqueeze(int64_t dim) const { return call<Unsqueeze>(*this, dim); }
 
-Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  const int64_t s = wrap_dim(start_dim, dim()), e = wrap_dim(end_dim, dim());  // checked first, even for 0-dim
-  EMBER_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
-  if (dim() == 0) return reshape({1});
-  if (s == e) return *this;
-  Dims new_sizes;
-  for (int64_t d = 0; d < s; ++d) new_sizes.push_back(sizes()[d]);
-  int64_t flat = 1;
-  for (int64_t d = s; d <= e; ++d) flat = wrapping_multiply(flat, sizes()[d]);  // as ATen's; reshape checks the count
-  new_sizes.push_back(flat);
-  for (int64_t d = e + 1; d < dim(); ++d) new_sizes.push_back(sizes()[d]);
-  return reshape(new_sizes);
+// ---- a view, then a copy of it (view_copies.h) ----
+Tensor expand_copy(const Tensor& self, const Dims& size, bool implicit) {
+  return copy_of_view<Expand>(self, size, implicit);
 }
+Tensor permute_copy(const Tensor& self, const Dims& dims) { return copy_of_view<Permute>(self, dims); }
+Tensor view_copy(const Tensor& self, const Dims& size) { return copy_of_view<View>(self, size); }
+Tensor select_copy(const Tensor& self, int64_t dim, int64_t index) { return copy_of_view<Select>(self, dim, index); }
+Tensor slice_copy(const Tensor& self, int64_t dim, int64_t start, int64_t end, int64_t step) {
+  return copy_of_view<Slice>(self, dim, start, end, step);
+}
+Tensor transpose_copy(const Tensor& self, int64_t dim0, int64_t dim1) {
+  return copy_of_view<Transpose>(self, dim0, dim1);
+}
+Tensor t_copy(const Tensor& self) { return copy_of_view<MatrixTranspose>(self); }
+Tensor squeeze_copy(const Tensor& self) { return copy_of_view<Squeeze>(self); }
+Tensor squeeze_copy(const Tensor& self, int64_t dim) { return copy_of_view<SqueezeDim>(self, dim); }
+Tensor unsqueeze_copy(const Tensor& self, int64_t dim) { return copy_of_view<Unsqueeze>(self, dim); }
+Tensor as_strided_copy(const Tensor& self, const Dims& size, const Dims& stride, int64_t storage_offset) {
+  return copy_of_view<AsStridedRecorded>(self, size, stride, storage_offset);
+}
+Tensor detach_copy(const Tensor& self) { return copy_of_view<Detach<false>>(self); }
+Tensor alias_copy(const Tensor& self) { return copy_of_view<Alias>(self); }
 
 }  // namespace ember

@@ -80,3 +80,18 @@ def _storage(self):
 
 _C.Tensor.storage = _storage
 _C.Tensor.untyped_storage = lambda self: _storage(self).untyped()
+
+
+_set_tensor = _C.Tensor.set_
+
+
+def _set_(self, source=None, storage_offset=None, size=None, stride=None):
+    """torch's set_: this tensor, in place, over the source tensor's storage (with its layout), over a
+    storage (all of it, or from storage_offset with size and stride), or over none (set_())."""
+    from .storage import TypedStorage, UntypedStorage
+    if isinstance(source, (TypedStorage, UntypedStorage)):
+        return self._set_storage(source._flat_tensor(), isinstance(source, TypedStorage), storage_offset, size, stride)
+    return _set_tensor(self) if source is None else _set_tensor(self, source)
+
+
+_C.Tensor.set_ = _set_

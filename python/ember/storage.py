@@ -8,11 +8,15 @@ class TypedStorage:
     def __init__(self, flat):
         self._flat = flat  # the whole storage as a flat tensor (_C.Tensor._storage_as_flat)
 
+    def _elements(self):
+        """The storage's elements as they are now: set_ or resize_ of a tensor on it may have grown it."""
+        return self._flat._storage_as_flat()
+
     def data_ptr(self):
         return self._flat.data_ptr()
 
     def size(self):
-        return self._flat.numel()
+        return self._elements().numel()
 
     __len__ = size
 
@@ -31,13 +35,16 @@ class TypedStorage:
         return self._flat.device
 
     def tolist(self):
-        return self._flat.tolist()
+        return self._elements().tolist()
 
     def __getitem__(self, index):
-        return self._flat[index].item()
+        return self._elements()[index].item()
 
     def untyped(self):
         return UntypedStorage(self)
+
+    def _flat_tensor(self):  # what Tensor.set_ hands the C++ door
+        return self._flat
 
     def __repr__(self):
         values = "".join(f" {value}\n" for value in self.tolist())
@@ -62,6 +69,9 @@ class UntypedStorage:
 
     def element_size(self):
         return 1
+
+    def _flat_tensor(self):
+        return self._typed._flat
 
     @property
     def device(self):

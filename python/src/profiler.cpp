@@ -69,8 +69,8 @@ void bind_profiler(py::module_& m) {
       .def("__str__", [](const KeyAverages& averages) { return averages.table(); });
 
   // One recorded event, as torch's FunctionEvent shows its basic fields: name, thread, times in
-  // microseconds from the profiler's start, the shapes with record_shapes.
-  py::class_<Event>(p, "FunctionEvent")
+  // microseconds from the profiler's start, the shapes with record_shapes, and its id.
+  py::class_<Event>(p, "FunctionEvent", py::dynamic_attr())
       .def_readonly("name", &Event::name)
       .def_readonly("thread", &Event::thread)
       .def_readonly("input_shapes", &Event::input_shapes)
@@ -87,7 +87,17 @@ void bind_profiler(py::module_& m) {
            py::arg("with_flops") = false)
       .def("start", &Profiler::start)
       .def("stop", &Profiler::stop)
-      .def("events", [](const Profiler& profiler) { return profiler.events().events(); })
+      // Each event's id is its place in start order, as torch's ids grow in the order events start.
+      .def("events",
+           [](const Profiler& profiler) {
+             py::list events;
+             for (const Event& event : profiler.events().events()) {
+               py::object function_event = py::cast(event);
+               function_event.attr("id") = py::len(events);
+               events.append(function_event);
+             }
+             return events;
+           })
       .def("key_averages", &Profiler::key_averages, py::arg("group_by_input_shape") = false)
       .def("export_chrome_trace", &Profiler::export_chrome_trace, py::arg("path"));
 

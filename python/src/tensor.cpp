@@ -51,7 +51,7 @@ py::tuple values_indices(const ValuesIndices& result) { return py::make_tuple(re
 
 }  // namespace
 
-void bind_tensor(py::module_&, TensorClass& tensor) {
+void bind_tensor(py::module_& m, TensorClass& tensor) {
   // ---- layout ----
   tensor.def_property_readonly("_sizes", [](const Tensor& t) { return dims_tuple(t.sizes()); })
       .def("stride", [](const Tensor& t) { return dims_tuple(t.strides()); })
@@ -143,7 +143,26 @@ void bind_tensor(py::module_&, TensorClass& tensor) {
           py::arg("memory_format") = MemoryFormat::Preserve)
       .def(
           "resize_", [](Tensor& t, py::args sizes) -> Tensor& { return t.resize_(dims_from_args(sizes, "resize_")); },
+          kSelf)
+      .def("resize_as_", &Tensor::resize_as_, py::arg("the_template"), kSelf)
+      // set_(source) and set_(); set_ of a storage arrives from ember/_tensor.py as _set_storage.
+      .def("set_", py::overload_cast<>(&Tensor::set_), kSelf)
+      .def("set_", py::overload_cast<const Tensor&>(&Tensor::set_), py::arg("source"), kSelf)
+      // The storage under `flat` (ember.storage's tensor over a whole storage); a typed storage must
+      // hold this tensor's dtype, as PyTorch's argument parser checks.
+      .def(
+          "_set_storage",
+          [](Tensor& t, const Tensor& flat, bool typed, std::optional<int64_t> storage_offset, const py::object& size,
+             const py::object& stride) -> Tensor& {
+            EMBER_CHECK(!typed || flat.dtype() == t.dtype(), "Expected a Storage of type ", type_meta_name(t.dtype()),
+                        " or an UntypedStorage, but got type ", scalar_type_name(flat.dtype()),
+                        " for argument 1 'storage'");
+            if (!storage_offset) return t.set_(flat.storage());
+            const Dims strides = stride.is_none() ? Dims() : dims_from_object(stride, "set_");
+            return t.set_(flat.storage(), *storage_offset, dims_from_object(size, "set_"), strides);
+          },
           kSelf);
+  m.def("resize_as_", &resize_as_, py::arg("input"), py::arg("the_template"), kSelf);
 
   // ---- conversion ----
   tensor

@@ -70,6 +70,7 @@ void bind_views(py::module_& m, TensorClass& tensor) {
   method_and_function(tensor, m, "flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1);
   method_and_function(tensor, m, "diagonal", &diagonal, py::arg("offset") = 0, py::arg("dim1") = 0,
                       py::arg("dim2") = 1);
+  tensor.def("unfold", &Tensor::unfold, py::arg("dimension"), py::arg("size"), py::arg("step"));
 
   // ---- views written with other views (composite_views.cpp) ----
   for (auto [name, move] : {std::pair{"movedim", &movedim}, {"moveaxis", &moveaxis}})
@@ -160,6 +161,67 @@ void bind_views(py::module_& m, TensorClass& tensor) {
       tensor, m, "unsafe_chunk",
       [](const Tensor& t, int64_t chunks, int64_t dim) { return tuple_of(unsafe_chunk(t, chunks, dim)); },
       py::arg("chunks"), py::arg("dim") = 0);
+
+  // ---- a view, then a copy of it: torch.permute_copy and its kind (functions only) ----
+  auto sizes_of = [](const char* name) {
+    return [name](const py::object& sizes) { return dims_from_object(sizes, name); };
+  };
+  m.def(
+      "expand_copy",
+      [sizes = sizes_of("expand_copy")](const Tensor& t, const py::object& size, bool implicit) {
+        return expand_copy(t, sizes(size), implicit);
+      },
+      py::arg("input"), py::arg("size"), py::kw_only(), py::arg("implicit") = false);
+  m.def(
+      "permute_copy",
+      [sizes = sizes_of("permute_copy")](const Tensor& t, const py::object& dims) {
+        return permute_copy(t, sizes(dims));
+      },
+      py::arg("input"), py::arg("dims"));
+  m.def(
+      "view_copy",
+      [sizes = sizes_of("view_copy")](const Tensor& t, const py::object& size) { return view_copy(t, sizes(size)); },
+      py::arg("input"), py::arg("size"));
+  m.def("select_copy", &select_copy, py::arg("input"), py::arg("dim"), py::arg("index"));
+  m.def(
+      "slice_copy",
+      [](const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+        return slice_copy(t, dim, start.value_or(0), end.value_or(INT64_MAX), step);
+      },
+      py::arg("input"), py::arg("dim") = 0, py::arg("start") = py::none(), py::arg("end") = py::none(),
+      py::arg("step") = 1);
+  m.def("transpose_copy", &transpose_copy, py::arg("input"), py::arg("dim0"), py::arg("dim1"));
+  m.def("t_copy", &t_copy, py::arg("input"));
+  m.def(
+      "squeeze_copy",
+      [](const Tensor& t, std::optional<int64_t> dim) { return dim ? squeeze_copy(t, *dim) : squeeze_copy(t); },
+      py::arg("input"), py::arg("dim") = py::none());
+  m.def("unsqueeze_copy", &unsqueeze_copy, py::arg("input"), py::arg("dim"));
+  m.def(
+      "as_strided_copy",
+      [sizes = sizes_of("as_strided_copy")](const Tensor& t, const py::object& size, const py::object& stride,
+                                            std::optional<int64_t> storage_offset) {
+        return as_strided_copy(t, sizes(size), sizes(stride), storage_offset.value_or(t.storage_offset()));
+      },
+      py::arg("input"), py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none());
+  m.def("detach_copy", &detach_copy, py::arg("input"));
+  m.def("alias_copy", &alias_copy, py::arg("input"));
+  m.def("diagonal_copy", &diagonal_copy, py::arg("input"), py::arg("offset") = 0, py::arg("dim1") = 0,
+        py::arg("dim2") = 1);
+  m.def("unfold_copy", &unfold_copy, py::arg("input"), py::arg("dimension"), py::arg("size"), py::arg("step"));
+  m.def(
+      "unbind_copy", [](const Tensor& t, int64_t dim) { return tuple_of(unbind_copy(t, dim)); }, py::arg("input"),
+      py::arg("dim") = 0);
+  m.def(
+      "split_copy",
+      [](const Tensor& t, int64_t split_size, int64_t dim) { return tuple_of(split_copy(t, split_size, dim)); },
+      py::arg("input"), py::arg("split_size"), py::arg("dim") = 0);
+  m.def(
+      "split_with_sizes_copy",
+      [](const Tensor& t, const std::vector<int64_t>& sizes, int64_t dim) {
+        return tuple_of(split_with_sizes_copy(t, sizes, dim));
+      },
+      py::arg("input"), py::arg("split_sizes"), py::arg("dim") = 0);
 
   // ---- in-place views: each returns the object it was called on ----
   tensor.def("transpose_", &Tensor::transpose_, py::arg("dim0"), py::arg("dim1"), kSelf)

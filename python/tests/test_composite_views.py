@@ -5,31 +5,17 @@ its own Python code with `torch` being ember, and must give PyTorch's values, st
 profiler events and warning; the refused calls PyTorch's exception types and texts. The C++ door is
 tests/test_composite_views.cpp."""
 import json
-import math
 import os
 import warnings
 
 import pytest
 
 import ember
+from view_cases import arange_leaf, check_outputs, check_refused, collapsed
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "fixtures", "composite_views.json")
 with open(FIXTURE) as f:
     FIXTURES = json.load(f)
-
-
-def arange_leaf(sizes):
-    return ember.arange(float(math.prod(sizes))).reshape(sizes).clone().requires_grad_()
-
-
-def collapsed(names):
-    """Event names with a name repeated at once kept once (PyTorch sometimes records an op that
-    forwards to its other overload twice; tests/test_composite_views.cpp says more)."""
-    return [name for i, name in enumerate(names) if i == 0 or names[i - 1] != name]
-
-
-def flat_values(spec):
-    return [float(v) if isinstance(v, str) else v for v in spec["data"]]
 
 
 @pytest.mark.parametrize("case", FIXTURES["cases"], ids=lambda case: case["name"])
@@ -47,25 +33,12 @@ def test_each_call_gives_pytorchs_values_nodes_views_and_events(case):
         ember.set_warn_always(False)
     assert collapsed([event.name for event in profile.events()]) == collapsed(case["events"])
     assert [str(w.message) for w in caught] == ([case["warning"]] if case["warning"] else [])
-    results = list(result) if isinstance(result, (tuple, list)) else [result]
-    assert len(results) == len(case["outputs"])
-    for out, expected in zip(results, case["outputs"]):
-        assert list(out.shape) == expected["value"]["shape"]
-        assert out.detach().reshape(-1).tolist() == flat_values(expected["value"])
-        assert list(out.stride()) == expected["strides"]
-        assert type(out.grad_fn).__name__ == expected["grad_fn"]
-        assert out._is_view() == expected["is_view"]
-        assert (out._base is x) == expected["base_is_x"]
-        assert (out is x) == expected["same_as_x"]
+    check_outputs(result, case["outputs"], x)
 
 
 @pytest.mark.parametrize("error", FIXTURES["errors"], ids=lambda error: error["name"])
 def test_each_refused_call_raises_pytorchs_exception(error):
-    torch = ember  # noqa: F841 - the fixture's code names it
-    with pytest.raises(Exception) as raised:
-        eval(error["code"])
-    assert type(raised.value).__name__ == error["type"]
-    assert str(raised.value) == error["message"]
+    check_refused(error)
 
 
 def test_a_tensor_and_its_views_share_one_storage_as_pytorchs_storage_shows():
