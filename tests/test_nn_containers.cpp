@@ -110,7 +110,7 @@ TEST_CASE("ParameterList holds parameters by position and ParameterDict by key, 
   CHECK_THROWS_WITH(dict->forward(ones({1})), "ParameterDict should not be called.");
 }
 
-TEST_CASE("registering a parameter's name again replaces it where it was; libtorch's texts for bad names", "[nn]") {
+TEST_CASE("registering a parameter's name again replaces it where it was, and bad names get libtorch's texts", "[nn]") {
   nn::Linear l(2, 2);
   const Tensor w = ones({2, 2});
   l->register_parameter("weight", w);
