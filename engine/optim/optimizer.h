@@ -5,6 +5,7 @@
 #pragma once
 #include <vector>
 
+#include "core/arg.h"  // TORCH_ARG, which the optimizers' options are written with
 #include "core/tensor.h"
 
 namespace ember::optim {
@@ -32,17 +33,3 @@ class Optimizer {
 };
 
 }  // namespace ember::optim
-
-// libtorch's TORCH_ARG, which its option classes are written with: a private field `name_`, its
-// getter `name()`, and a setter `name(value)` returning the options, so that they chain:
-// SGDOptions(0.1).momentum(0.9).weight_decay(1e-4). `TORCH_ARG(double, eps) = 1e-8;` sets a default.
-#define TORCH_ARG(T, name)                                 \
- public:                                                   \
-  auto name(const T& new_##name)->decltype(*this) {        \
-    this->name##_ = new_##name;                            \
-    return *this;                                          \
-  }                                                        \
-  const T& name() const noexcept { return this->name##_; } \
-                                                           \
- private:                                                  \
-  T name##_
