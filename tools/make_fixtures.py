@@ -45,6 +45,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 bfloat16 pack, their rules and error texts (tools/fixtures/saved_hooks.py)
   tests/fixtures/composite_views.json  the views written with other views (movedim, T, tensor_split,
                                 ...): outputs, nodes, profiler events, errors (tools/fixtures/composite_views.py)
+  tests/fixtures/losses.json    nll_loss and cross_entropy with weight, N-d inputs, ignore_index and
+                                label_smoothing: values, gradients, nodes, event trees, errors
+                                (tools/fixtures/losses.py)
   tests/fixtures/graph_dot.json  autograd graphs as torchviz's make_dot(show_saved=True) draws them: boxes
                                 and edges (tools/fixtures/graph_dot.py)
   tests/fixtures/autograd_debug.json  autograd::grad's first and second derivatives, the chapter
@@ -87,8 +90,9 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 
 import torch  # noqa: E402
 
-from fixtures import (autocast, autograd_debug, check, composite_views, errors, fidelity, mlp, nn_modules,  # noqa: E402
-                      ops_cases, optim, printing, profiler, graph_dot, random, replay, saved_hooks, size_sweep)
+from fixtures import (autocast, autograd_debug, check, composite_views, errors, fidelity, losses, mlp,  # noqa: E402
+                      nn_modules, ops_cases, optim, printing, profiler, graph_dot, random, replay, saved_hooks,
+                      size_sweep)
 from fixtures.spec import dump_json  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -119,6 +123,7 @@ def main():
         ("autograd_debug.json", autograd_debug, autograd_debug.build),
         ("replay.json", replay, replay.build),
         ("composite_views.json", composite_views, composite_views.build),
+        ("losses.json", losses, losses.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them
     unknown = set(only) - {fname for fname, _, _ in builders}
