@@ -1,62 +1,82 @@
-// nll_loss on the GPU: one thread per row, the backward pass's row being the CPU kernel's
-// (kernels/nll_loss_backward.h). The forward pass also counts the rows it used and reports the
-// first target out of bounds, which the host turns into PyTorch's error (PyTorch's own CUDA kernel
-// asserts on the device instead, which kills the process).
+// nll_loss on the GPU, its element work being the CPU kernels' (kernels/nll_loss.h): one thread per
+// element for the per-element loss and for the gradient; one thread for the reduced loss, which walks
+// the elements in ATen's order so that its sum has the CPU's bits. The forward pass reports the
+// first target out of bounds, which the host turns into PyTorch's IndexError (PyTorch's own CUDA
+// kernel asserts on the device instead, which kills the process).
+#include <algorithm>
+
 #include "core/allocator.h"
 #include "device_loops.cuh"
 #include "kernels/kernel_list.h"
-#include "kernels/nll_loss_backward.h"
+#include "kernels/nll_loss.h"
 
 namespace ember::kernels::cuda {
 
 namespace {
 
-constexpr int64_t kNone = INT64_MIN;  // "no target out of bounds" in the forward pass's report
+// As kernels/loss.cpp: the elements an input [C], [N, C] or [N, C, H, W] has, and its classes.
+int64_t elements_of(const Tensor& input, const Tensor& target, int64_t inner) {
+  return std::min(input.dim() <= 1 ? 1 : input.size(0) * inner, target.numel());
+}
+int64_t classes_of(const Tensor& input) { return input.dim() <= 1 ? input.numel() : input.size(1); }
 
-// report[0] counts the rows used; report[1] receives a target out of bounds.
+// *report receives the first target out of bounds (kNoBadTarget when none).
 template <typename T>
-void nll_loss_forward_as(const Tensor& losses, const Tensor& log_probs, const int64_t* targets, int64_t ignore_index,
-                         int64_t* report) {
-  const int64_t classes = log_probs.size(-1);
-  const T* in = log_probs.data_ptr<T>();
-  T* out = losses.data_ptr<T>();
+void nll_loss_forward_as(const Tensor& output, const Tensor& total_weight, const NllLossOperands<T>& at, int64_t count,
+                         bool per_element, bool mean, int64_t* report) {
+  T* out = output.data_ptr<T>();
+  T* total = total_weight.data_ptr<T>();
+  if (per_element) {
+    launch_elements(
+        1, [=] __device__(int64_t) { *total = T(0); }, "nll_loss_forward");
+    launch_elements(
+        count,
+        [=] __device__(int64_t e) {
+          const int64_t bad = at.element(e, out);
+          if (bad != kNoBadTarget)
+            atomicCAS(reinterpret_cast<unsigned long long*>(report), static_cast<unsigned long long>(kNoBadTarget),
+                      static_cast<unsigned long long>(bad));
+        },
+        "nll_loss_forward");
+    return;
+  }
   launch_elements(
-      losses.numel(),
-      [=] __device__(int64_t i) {
-        const int64_t t = targets[i];
-        out[i] = T(0);
-        if (t == ignore_index) return;
-        if (t < 0 || t >= classes) {
-          atomicCAS(reinterpret_cast<unsigned long long*>(report + 1), static_cast<unsigned long long>(kNone),
-                    static_cast<unsigned long long>(t));
-          return;
-        }
-        out[i] = -in[i * classes + t];
-        atomicAdd(reinterpret_cast<unsigned long long*>(report), 1ull);
-      },
-      "nll_loss_forward");
+      1, [=] __device__(int64_t) { *report = at.reduce(count, mean, out, total); }, "nll_loss_forward");
 }
 
 }  // namespace
 
-int64_t nll_loss_forward(const Tensor& losses, const Tensor& log_probs, const Tensor& target, int64_t ignore_index) {
-  const int64_t* targets = target.data_ptr<int64_t>();
-  int64_t host_report[2] = {0, kNone};
-  auto* report = static_cast<int64_t*>(allocate_bytes(losses.device(), sizeof host_report));
-  ::ember::cuda::copy_bytes(report, host_report, sizeof host_report, ::ember::cuda::CopyKind::HostToDevice);
-  visit_compute_dtype(log_probs.dtype(), [&](auto tag) {
-    nll_loss_forward_as<decltype(tag)>(losses, log_probs, targets, ignore_index, report);
+void nll_loss_forward(const Tensor& output, const Tensor& total_weight, const Tensor& input, const Tensor& target,
+                      const Tensor& weight, int64_t inner, int64_t ignore_index, bool per_element, bool mean) {
+  const int64_t count = elements_of(input, target, inner);
+  int64_t host_report = kNoBadTarget;
+  auto* report = static_cast<int64_t*>(allocate_bytes(output.device(), sizeof host_report));
+  ::ember::cuda::copy_bytes(report, &host_report, sizeof host_report, ::ember::cuda::CopyKind::HostToDevice);
+  visit_compute_dtype(input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    nll_loss_forward_as<T>(output, total_weight,
+                           nll_loss_operands<T>(input, target, weight, classes_of(input), inner, ignore_index), count,
+                           per_element, mean, report);
   });
-  ::ember::cuda::copy_bytes(host_report, report, sizeof host_report, ::ember::cuda::CopyKind::DeviceToHost);
-  free_bytes(losses.device(), report, sizeof host_report);
-  EMBER_CHECK(host_report[1] == kNone, "Target ", host_report[1], " is out of bounds.");
-  return host_report[0];
+  ::ember::cuda::copy_bytes(&host_report, report, sizeof host_report, ::ember::cuda::CopyKind::DeviceToHost);
+  free_bytes(output.device(), report, sizeof host_report);
+  if (host_report != kNoBadTarget) throw IndexError(str_cat("Target ", host_report, " is out of bounds."));
 }
 
-void nll_loss_backward(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, int64_t ignore_index,
-                       double scale, bool per_sample) {
-  run_nll_loss_backward(grad_input, grad_output, target, ignore_index, scale, per_sample,
-                        [](int64_t batch, const auto& row) { launch_elements(batch, row, "nll_loss_backward"); });
+void nll_loss_backward(const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, const Tensor& weight,
+                       const Tensor& total_weight, int64_t inner, int64_t ignore_index, bool per_element, bool mean) {
+  const int64_t count = elements_of(grad_input, target, inner);
+  visit_compute_dtype(grad_input.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const NllLossBackwardElement<T> element{
+        nll_loss_operands<T>(Tensor(), target, weight, classes_of(grad_input), inner, ignore_index),
+        grad_input.data_ptr<T>(),
+        grad_output.data_ptr<T>(),
+        total_weight.data_ptr<T>(),
+        per_element,
+        mean};
+    launch_elements(count, element, "nll_loss_backward");
+  });
 }
 
 }  // namespace ember::kernels::cuda

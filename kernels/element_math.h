@@ -13,6 +13,12 @@
 
 namespace ember::kernels {
 
+// The C library's math functions, named in this namespace so that the formulas below find them here
+// and not ember's ops of the same names (ember::exp(const Tensor&), api/ops.h), which a file batched
+// before this header in a unity build may have declared: lookup stops at the first scope that has
+// the name. The overloads are the ones the formulas found before.
+using ::exp, ::floor, ::fma, ::log, ::pow, ::sqrt, ::tanh;
+
 enum class UnaryOp { Neg, Exp, Log, Sqrt, Relu, Sigmoid, Tanh, Pow, Sign, Abs, Reciprocal };
 
 // Integer arithmetic wraps around on overflow, as in PyTorch (two's complement); written through

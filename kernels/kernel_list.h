@@ -63,15 +63,23 @@ enum class ReduceOp { Sum, Max, Min };
   KERNEL(layer_norm_rows, void,                                                                                        \
          (const Tensor& y, const Tensor& mean, const Tensor& rstd, const Tensor& x, const Tensor& weight,              \
           const Tensor& bias, int64_t rows, int64_t n, double eps))                                                    \
-  /* losses[i] = -log_probs[i, target[i]] (0 where target == ignore_index), over a contiguous float [batch, classes];  \
-     returns how many rows counted; raises "Target N is out of bounds." */                                             \
-  KERNEL(nll_loss_forward, int64_t,                                                                                    \
-         (const Tensor& losses, const Tensor& log_probs, const Tensor& target, int64_t ignore_index))                  \
-  /* grad_input[i, target[i]] = -grad_output[per_sample ? i : 0] * scale into a zeroed contiguous grad_input,          \
-     the product formed in double and rounded once */                                                                  \
+  /* nll_loss over a contiguous float input seen as [batch, classes, inner] (inner = 1 for [N, C] and [C],             \
+     H * W for [N, C, H, W]), target a contiguous int64 [batch, inner], weight undefined or a contiguous [classes]     \
+     of the input's dtype. Element e = b * inner + i weighs w = weight[t] (or 1) for its target t, and ignored         \
+     targets count nowhere. Per element (output [batch, inner]): output[e] = -w * input[b, t, i], 0 where ignored,     \
+     total_weight = 0.                                                                                                 \
+     Reduced (output 0-dim): output = the sum of those over the counted elements, in ATen's 8-level cascade, divided   \
+     by the total weight when `mean`; total_weight (0-dim) = that total (the count when weight is undefined).          \
+     Raises IndexError "Target N is out of bounds." for the first target outside [0, classes) */                       \
+  KERNEL(nll_loss_forward, void,                                                                                       \
+         (const Tensor& output, const Tensor& total_weight, const Tensor& input, const Tensor& target,                 \
+          const Tensor& weight, int64_t inner, int64_t ignore_index, bool per_element, bool mean))                     \
+  /* Its gradient, into a zeroed contiguous grad_input of the input's layout: grad_input[b, t, i] = -w * g[e] per      \
+     element, or w * -(mean ? g / total_weight : g) from the 0-dim g, for each counted element; the dtype's own        \
+     arithmetic, as ATen's */                                                                                          \
   KERNEL(nll_loss_backward, void,                                                                                      \
-         (const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, int64_t ignore_index,             \
-          double scale, bool per_sample))                                                                              \
+         (const Tensor& grad_input, const Tensor& grad_output, const Tensor& target, const Tensor& weight,             \
+          const Tensor& total_weight, int64_t inner, int64_t ignore_index, bool per_element, bool mean))               \
   /* ---- matrix products: for each batch index, out = alpha * (a @ b) + beta * out (+ bias along the last dim);       \
      a [B, M, K] and b [B, K, N] have has_gemm_layout (backend.h), out is a contiguous [B, M, N] holding the addend    \
      when beta != 0, bias undefined or contiguous [N] ---- */                                                          \

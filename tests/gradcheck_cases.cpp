@@ -120,6 +120,17 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          [] {
            return V{cosine_leaf({3, 4})};
          }},
+        {"cross_entropy of a 4-D input and nll_loss of a 3-D one, weighted, with ignore_index and smoothing",
+         [](const V& v) {
+           const Tensor weight = tensor({0.5, 1.0, 2.0}, kFloat64);
+           const Tensor images = from_vector(std::vector<int64_t>{0, 2, 1, -100, 2, 2, 0, 1}, {2, 2, 2});
+           const Tensor rows = from_vector(std::vector<int64_t>{1, 0, 2, 2}, {2, 2});
+           return cross_entropy(v[0], images, weight) + nll_loss_nd(v[1], rows, weight, kSum) +
+                  cross_entropy(v[1], rows, weight, kMean, 1, 0.2);
+         },
+         [] {
+           return V{cosine_leaf({2, 3, 2, 2}), cosine_leaf({2, 3, 2}, kFloat64, 0.5)};
+         }},
         {"max over a dim of a cat",
          [](const V& v) {
            return max(cat({v[0].t(), v[1]}, 1), 1, true).values * v[0].sum({0}).unsqueeze(1);
@@ -249,7 +260,7 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
            return V{cosine_leaf({3}), cosine_leaf({3}, kFloat64, 0.5)};
          }},
         // Gradients used as values (autograd::grad with create_graph): the ops formulas call are
-        // then recorded too (ThresholdBackwardBackward0, NllLossBackwardBackward0).
+        // then recorded too (ThresholdBackwardBackward0, NllLossBackwardBackward0, NllLoss2DBackwardBackward0).
         {"relu's gradient, differentiated",
          [](const V& v) {
            const Tensor g = autograd::grad({(v[0].relu() * v[1]).sum()}, {v[0]}, {}, std::nullopt, true)[0];
@@ -308,6 +319,15 @@ const std::vector<GradcheckCase>& gradcheck_cases() {
          }},
         {"a custom function (autograd::Function)", [](const V& v) { return Cube::apply(v[0] + 1) * v[0]; },
          [] { return V{cosine_leaf({4})}; }},
+        {"nll_loss2d's gradient, differentiated",
+         [](const V& v) {
+           const Tensor target = from_vector(std::vector<int64_t>{0, 2, 1, 1}, {1, 2, 2});
+           const Tensor loss = nll_loss2d(v[0] * v[0], target, tensor({0.5, 1.0, 2.0}, kFloat64)) * v[1].sum();
+           return autograd::grad({loss}, {v[0]}, {}, std::nullopt, true)[0] * v[0];
+         },
+         [] {
+           return V{cosine_leaf({1, 3, 2, 2}), cosine_leaf({2}, kFloat64, 0.5)};
+         }},
         {"cross_entropy's gradient, differentiated",
          [](const V& v) {
            const Tensor loss = cross_entropy(v[0], from_vector(std::vector<int64_t>{1, 0, 3}, {3})) * v[1].sum();

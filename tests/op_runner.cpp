@@ -159,7 +159,8 @@ const std::map<std::string, fixture::OpFunction>& fixture::op_table() {
       {"mse_loss", [](const Inputs& in, const json& args) { return one(mse_loss(in[0], in[1], reduction_arg(args))); }},
       {"cross_entropy",
        [](const Inputs& in, const json& args) {
-         return one(cross_entropy(in[0], in[1], reduction_arg(args), args.value("ignore_index", int64_t{-100})));
+         return one(
+             cross_entropy(in[0], in[1], Tensor(), reduction_arg(args), args.value("ignore_index", int64_t{-100})));
        }},
 
       // Joining, conversion, copies and shape.

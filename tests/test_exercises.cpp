@@ -25,13 +25,15 @@ TEST_CASE("exercise 1: each kept loss grows memory by exactly the tensors its gr
   CHECK(kept_loss.bytes_per_step() == result.held_bytes);
   CHECK(kept_loss.bytes.back() == 6 * result.held_bytes);
   // Two hidden activations [32, 256] (each saved by ReLU and the next Linear), log_softmax's output
-  // [32, 10] and the 0-d loss: 2 * 32768 + 1280 + 4 bytes.
-  CHECK(result.held_bytes == 66820);
-  REQUIRE(result.held.size() == 4);
-  CHECK(result.held[0].held_by == "LogSoftmaxBackward0");
-  CHECK(result.held[1].held_by == "AddmmBackward0, ReluBackward0");
-  CHECK(result.held[1].sizes == Dims{32, 256});
-  CHECK(result.held[3].held_by == "the loss itself");
+  // [32, 10], nll_loss's 0-d total weight (which PyTorch's node keeps too) and the 0-d loss:
+  // 2 * 32768 + 1280 + 4 + 4 bytes.
+  CHECK(result.held_bytes == 66824);
+  REQUIRE(result.held.size() == 5);
+  CHECK(result.held[0].held_by == "NllLossBackward0");
+  CHECK(result.held[1].held_by == "LogSoftmaxBackward0");
+  CHECK(result.held[2].held_by == "AddmmBackward0, ReluBackward0");
+  CHECK(result.held[2].sizes == Dims{32, 256});
+  CHECK(result.held[4].held_by == "the loss itself");
 }
 
 TEST_CASE("exercise 1: profile_memory names the ops that allocated what a kept loss holds, to the byte",

@@ -207,6 +207,6 @@ TEST_CASE("a loss module calls its loss function with the reduction it was built
   const Tensor logits = tensor({0.5, -1.0, 2.0, 0.0, 1.0, -0.5}).view({2, 3});
   const Tensor classes = from_vector<int64_t>({2, 0}, {2});
   CHECK(equal(nn::CrossEntropyLoss()(logits, classes), cross_entropy(logits, classes)));
-  CHECK(equal(nn::NLLLoss(Reduction::Sum, 0)(log_softmax(logits, 1), classes),
-              nll_loss(log_softmax(logits, 1), classes, Reduction::Sum, 0)));  // class 0 ignored
+  CHECK(equal(nn::NLLLoss(nn::NLLLossOptions().reduction(kSum).ignore_index(0))(log_softmax(logits, 1), classes),
+              nll_loss(log_softmax(logits, 1), classes, {}, kSum, 0)));  // class 0 ignored
 }

@@ -57,6 +57,18 @@ TEST_CASE("a profiler records the ops that run while it runs, and only those", "
   CHECK(names(prof.events()) == std::vector<std::string>{"aten::mul"});
 }
 
+TEST_CASE("softmax over a dim not the last records no transpose: ATen's kernel reads the dim in place", "[profiler]") {
+  const Tensor x = randn({2, 3, 4});
+  Profiler prof;
+  const Tensor y = log_softmax(x, 1), z = softmax(x.transpose(1, 2), 2);
+  prof.stop();
+  CHECK(names(prof.events()) ==
+        std::vector<std::string>{"aten::log_softmax", "aten::transpose", "aten::as_strided", "aten::softmax"});
+  CHECK(allclose(y, log(softmax(x, 1))));
+  CHECK(allclose(z.transpose(1, 2), softmax(x, 1)));
+  CHECK((y.is_contiguous() && z.is_contiguous()));
+}
+
 TEST_CASE("an op's event holds the events of the ops it calls, as linear holds t and addmm", "[profiler]") {
   Tensor x = ones({4, 3}), w = ones({2, 3}), b = ones({2});
   Profiler prof;

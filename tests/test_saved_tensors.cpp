@@ -96,8 +96,9 @@ const std::map<std::string, std::vector<std::string>>& kept_only_by_pytorch() {
   static const std::map<std::string, std::vector<std::string>> less{
       // layer_norm's backward reads the bias only for its own gradient, which is g summed: no bias needed.
       {"layer_norm", {"input2"}},
-      // nll_loss's formula needs log_probs' sizes and the count of targets, not the tensors.
-      {"nll_loss", {"input0", "other"}},
+      // nll_loss's formula needs log_probs' sizes, not log_probs (it keeps the target, the weight and
+      // the total weight, as PyTorch).
+      {"nll_loss", {"input0"}},
   };
   return less;
 }

@@ -49,6 +49,9 @@ calls torch.manual_seed first, and JSON is written compactly
                                 printing, the default dtype, errors (tools/fixtures/integer_dtypes.py)
   tests/fixtures/views_more.json  unfold, the *_copy ops, set_ and resize_as_: outputs, nodes, events,
                                 gradients, errors (tools/fixtures/views_more.py)
+  tests/fixtures/losses.json    nll_loss and cross_entropy with weight, N-d inputs, ignore_index and
+                                label_smoothing: values, gradients, nodes, event trees, errors
+                                (tools/fixtures/losses.py)
   tests/fixtures/graph_dot.json  autograd graphs as torchviz's make_dot(show_saved=True) draws them: boxes
                                 and edges (tools/fixtures/graph_dot.py)
   tests/fixtures/autograd_debug.json  autograd::grad's first and second derivatives, the chapter
@@ -96,7 +99,7 @@ provenance.pin_netlib_blas()  # restarts this process with netlib's BLAS first o
 import torch  # noqa: E402
 
 from fixtures import (autocast, autograd_debug, check, composite_views, errors, exact_pow, exact_sums,  # noqa: E402
-                      fidelity, integer_dtypes, mlp, nn_modules, ops_cases, optim, printing, profiler, graph_dot,
+                      fidelity, integer_dtypes, losses, mlp, nn_modules, ops_cases, optim, printing, profiler, graph_dot,
                       random, replay, saved_hooks, size_sweep, views_more)
 from fixtures.spec import dump_json  # noqa: E402
 
@@ -132,6 +135,7 @@ def main():
         ("exact_sums.json", exact_sums, exact_sums.build),
         ("exact_pow.json", exact_pow, exact_pow.build),
         ("views_more.json", views_more, views_more.build),
+        ("losses.json", losses, losses.build),
     ]
     only = sys.argv[1:]  # file names to write (e.g. profiler.json); none: all of them
     unknown = set(only) - {fname for fname, _, _ in builders}

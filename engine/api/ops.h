@@ -172,22 +172,37 @@ Tensor& div_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& mm_out(Tensor& out, const Tensor& a, const Tensor& b);
 Tensor& matmul_out(Tensor& out, const Tensor& a, const Tensor& b);
 
-// ---- neural-network functions (nn_functional.cpp) ----
+// ---- neural-network functions (nn_functional.cpp; the losses in losses.cpp) ----
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
 Tensor layer_norm(const Tensor& input, const Dims& normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 enum class Reduction { None, Mean, Sum };
+// libtorch's spellings of the reductions (torch::kSum): NLLLossOptions().reduction(kSum).
+inline constexpr Reduction kNone = Reduction::None, kMean = Reduction::Mean, kSum = Reduction::Sum;
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
-// Negative log-likelihood of class-index targets given log-probabilities [N, C] or [C].
-Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction = Reduction::Mean,
-                int64_t ignore_index = -100);
-// nll_loss's gradient (NllLossBackward0's formula): total_weight is the count of targets not ignored.
-Tensor nll_loss_backward(const Tensor& grad_output, const Tensor& target, const Dims& self_sizes, Reduction reduction,
-                         int64_t ignore_index, int64_t total_weight);
-// nll_loss(log_softmax(input, class dim), target), as torch.nn.functional.cross_entropy.
-Tensor cross_entropy(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
-                     int64_t ignore_index = -100);
+// The class-index losses (losses.cpp), with libtorch's arguments: `weight` rescales each class (a
+// [C] tensor of the input's dtype, or undefined), the mean divides by the targets' total weight, and
+// targets equal to ignore_index count nowhere.
+// nll_loss of log-probabilities [N, C] or [C] (libtorch's torch::nll_loss; NllLossBackward0).
+Tensor nll_loss(const Tensor& self, const Tensor& target, const Tensor& weight = {},
+                Reduction reduction = Reduction::Mean, int64_t ignore_index = -100);
+// nll_loss of [N, C, H, W] against targets [N, H, W] (torch::nll_loss2d; NllLoss2DBackward0).
+Tensor nll_loss2d(const Tensor& self, const Tensor& target, const Tensor& weight = {},
+                  Reduction reduction = Reduction::Mean, int64_t ignore_index = -100);
+// Any input [C], [N, C] or [N, C, d1, ...] against targets [], [N] or [N, d1, ...]: nll_loss or
+// nll_loss2d, the others viewed as [N, C, 1, d1*...] (torch::nll_loss_nd, torch.nn.functional.nll_loss).
+Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const Tensor& weight = {},
+                   Reduction reduction = Reduction::Mean, int64_t ignore_index = -100);
+// Their gradients (the nodes' formulas): total_weight is the 0-dim total the forward pass divided by.
+Tensor nll_loss_backward(const Tensor& grad_output, const Dims& self_sizes, const Tensor& target, const Tensor& weight,
+                         Reduction reduction, int64_t ignore_index, const Tensor& total_weight);
+Tensor nll_loss2d_backward(const Tensor& grad_output, const Dims& self_sizes, const Tensor& target,
+                           const Tensor& weight, Reduction reduction, int64_t ignore_index, const Tensor& total_weight);
+// nll_loss_nd(log_softmax(input, class dim), target, ...), with label smoothing when asked
+// (libtorch's torch::cross_entropy_loss, torch.nn.functional.cross_entropy).
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100, double label_smoothing = 0.0);
 Tensor dropout(const Tensor& input, double p, bool training);
 
 // ---- joining (join.cpp) ----

@@ -42,20 +42,28 @@ struct MseLossBackward0 {  // d (x - t)^2 = 2 (x - t), divided by n for the mean
     return {grad_input, -grad_input};
   }
 };
-struct NllLossBackward0 {  // -g at each target's log-probability; inputs: self, target
-  static constexpr const char* name = "NllLossBackward0";
-  EMBER_SAVED_TENSORS(target);
+// nll_loss's and nll_loss2d's nodes: -w[t] g at each target's log-probability (divided by the
+// targets' total weight for the mean); inputs: self, target, weight. PyTorch keeps self too; its
+// formula needs only self's sizes.
+template <const char* Name, Tensor (*formula)(const Tensor&, const Dims&, const Tensor&, const Tensor&, Reduction,
+                                              int64_t, const Tensor&)>
+struct NllLossBackwardNode {
+  static constexpr const char* name = Name;
+  EMBER_SAVED_TENSORS(target, weight, total_weight);  // weight undefined when the call had none
   Dims self_sizes;
   Reduction reduction = Reduction::Mean;
   int64_t ignore_index = -100;
-  int64_t total_weight = 0;  // targets not ignored: the mean's divisor
   Grads apply(const Tensor& g, Needs) const {
-    return {ember::nll_loss_backward(g, target.unpack(), self_sizes, reduction, ignore_index, total_weight)};
+    const Tensor t = target.unpack(), w = weight.unpack(), total = total_weight.unpack();  // saved order
+    return {formula(g, self_sizes, t, w, reduction, ignore_index, total)};
   }
 };
+inline constexpr char kNllLossBackward0[] = "NllLossBackward0", kNllLoss2DBackward0[] = "NllLoss2DBackward0";
+struct NllLossBackward0 : NllLossBackwardNode<kNllLossBackward0, ember::nll_loss_backward> {};
+struct NllLoss2DBackward0 : NllLossBackwardNode<kNllLoss2DBackward0, ember::nll_loss2d_backward> {};
 
 // This section's nodes, for BackwardFunction (derivatives.h).
-using NnNodes =
-    NodeList<SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0, NllLossBackward0>;
+using NnNodes = NodeList<SoftmaxBackward0, LogSoftmaxBackward0, NativeLayerNormBackward0, MseLossBackward0,
+                         NllLossBackward0, NllLoss2DBackward0>;
 
 }  // namespace ember::autograd

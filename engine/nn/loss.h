@@ -1,43 +1,47 @@
 // The loss modules, as torch/nn/modules/loss.py and libtorch's nn/modules/loss.h have them: a module
-// per loss function, holding its options, built once and called like a layer with the input and
-// the target (`nn::MSELoss loss_fn; loss_fn(prediction, target)`). They hold no parameters.
+// per loss function, holding its options (loss_options.h), built once and called like a layer with
+// the input and the target (`nn::CrossEntropyLoss loss_fn; loss_fn(logits, classes)`). They hold no
+// parameters; a class weight is their buffer "weight", as PyTorch registers it, so that to() moves it
+// and state_dict() saves it.
 #pragma once
+#include "functional.h"
 #include "module.h"
 
 namespace ember::nn {
 
 class MSELossImpl : public Module {
  public:
-  explicit MSELossImpl(Reduction reduction = Reduction::Mean) : reduction_(reduction) {}
-  Tensor forward(const Tensor& input, const Tensor& target) { return mse_loss(input, target, reduction_); }
+  explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
+  Tensor forward(const Tensor& input, const Tensor& target) { return functional::mse_loss(input, target, options); }
 
- private:
-  Reduction reduction_;
+  MSELossOptions options;
 };
 TORCH_MODULE(MSELoss);
 
-// NLLLoss and CrossEntropyLoss: a loss of class-index targets, with its reduction and the class
-// whose targets it ignores.
-template <Tensor (*loss)(const Tensor&, const Tensor&, Reduction, int64_t)>
+// NLLLoss and CrossEntropyLoss: a loss of class-index targets, with its options and its weight.
+template <typename Options, Tensor (*loss)(const Tensor&, const Tensor&, const Options&)>
 class ClassIndexLossImpl : public Module {
  public:
-  explicit ClassIndexLossImpl(Reduction reduction = Reduction::Mean, int64_t ignore_index = -100)
-      : reduction_(reduction),
-        ignore_index_(ignore_index) {}
-  Tensor forward(const Tensor& input, const Tensor& target) { return loss(input, target, reduction_, ignore_index_); }
+  explicit ClassIndexLossImpl(const Options& options = {}) : options(options) {
+    if (options.weight().defined()) register_buffer("weight", options.weight());
+  }
+  // The registered buffer, which to() may have replaced, not the options' tensor.
+  Tensor forward(const Tensor& input, const Tensor& target) {
+    Options current = options;
+    current.weight(options.weight().defined() ? buffer("weight") : Tensor());
+    return loss(input, target, current);
+  }
 
- private:
-  Reduction reduction_;
-  int64_t ignore_index_;
+  Options options;
 };
 
-class NLLLossImpl : public ClassIndexLossImpl<nll_loss> {  // input: log-probabilities
+class NLLLossImpl : public ClassIndexLossImpl<NLLLossOptions, functional::nll_loss> {  // input: log-probabilities
  public:
   using ClassIndexLossImpl::ClassIndexLossImpl;
 };
 TORCH_MODULE(NLLLoss);
 
-class CrossEntropyLossImpl : public ClassIndexLossImpl<cross_entropy> {  // input: scores
+class CrossEntropyLossImpl : public ClassIndexLossImpl<CrossEntropyLossOptions, functional::cross_entropy> {  // scores
  public:
   using ClassIndexLossImpl::ClassIndexLossImpl;
 };

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/arg.h"  // TORCH_ARG, which the optimizers' options are written with
 #include "core/grad_mode.h"
 #include "core/tensor.h"
 
@@ -154,17 +155,3 @@ class OptimizerCloneableParamState : public OptimizerParamState {
 };
 
 }  // namespace ember::optim
-
-// libtorch's TORCH_ARG, which its option classes are written with: a private field `name_`, its
-// getter `name()`, and a setter `name(value)` returning the options, so that they chain:
-// SGDOptions(0.1).momentum(0.9).weight_decay(1e-4). `TORCH_ARG(double, eps) = 1e-8;` sets a default.
-#define TORCH_ARG(T, name)                                 \
- public:                                                   \
-  auto name(const T& new_##name)->decltype(*this) {        \
-    this->name##_ = new_##name;                            \
-    return *this;                                          \
-  }                                                        \
-  const T& name() const noexcept { return this->name##_; } \
-                                                           \
- private:                                                  \
-  T name##_

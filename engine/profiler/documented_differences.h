@@ -28,6 +28,15 @@ inline constexpr DocumentedDifference kDocumentedDifferences[] = {
     {"aten::as_strided", "aten::sum",
      "ATen's full reduction makes its output with the reduced dims kept and restrides it; ember's allocates it in "
      "its final shape"},
+    {"aten::empty", "aten::nll_loss2d_forward",
+     "ATen's nll_loss2d makes its output and total weight as empty tensors through the dispatcher, then resizes "
+     "them; ember's allocates both in their final shape, as ATen's nll_loss_forward does"},
+    {"aten::resize_", "aten::nll_loss2d_forward", "the resize of those outputs, which ember makes in their shape"},
+    {"aten::to", "aten::log_softmax",
+     "cross_entropy passes the input's own dtype to log_softmax, whose to() returns the input itself; ember's "
+     "log_softmax takes no dtype"},
+    {"aten::_log_softmax", "aten::log_softmax",
+     "ATen's log_softmax is a composite over its kernel op _log_softmax; ember's log_softmax is one op"},
 };
 
 }  // namespace ember::profiler

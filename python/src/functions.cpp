@@ -86,11 +86,12 @@ Tensor tensor_from_data(py::handle data, std::optional<DType> dtype, std::option
   return from_vector(std::vector<bool>(numbers.integers.begin(), numbers.integers.end()), numbers.sizes, options);
 }
 
-Reduction reduction_from(const std::string& name) {
-  if (name == "mean") return Reduction::Mean;
-  if (name == "sum") return Reduction::Sum;
-  if (name == "none") return Reduction::None;
-  throw py::value_error(name + " is not a valid value for reduction");
+// torch's reduction enum (torch.nn._reduction.get_enum, which names the ValueError for a bad string).
+Reduction reduction_from(int64_t reduction) {
+  if (reduction == 0) return Reduction::None;
+  if (reduction == 1) return Reduction::Mean;
+  if (reduction == 2) return Reduction::Sum;
+  throw py::value_error(std::to_string(reduction) + " is not a valid value for reduction");
 }
 
 // The keyword arguments every factory takes: after *size they are keyword-only already.
@@ -254,26 +255,31 @@ void bind_functional(py::module_& m) {
       },
       py::arg("input"), py::arg("normalized_shape"), py::arg("weight") = py::none(), py::arg("bias") = py::none(),
       py::arg("eps") = 1e-5);
+  // The losses as torch._C._nn has them: the reduction is torch's enum (none 0, mean 1, sum 2), which
+  // ember.nn.functional's Python wrappers make from the keyword arguments (nn/_reduction.py).
   f.def(
       "mse_loss",
-      [](const Tensor& input, const Tensor& target, const std::string& reduction) {
+      [](const Tensor& input, const Tensor& target, int64_t reduction) {
         return mse_loss(input, target, reduction_from(reduction));
       },
-      py::arg("input"), py::arg("target"), py::kw_only(), py::arg("reduction") = "mean");
+      py::arg("input"), py::arg("target"), py::arg("reduction") = 1);
   f.def(
-      "nll_loss",
-      [](const Tensor& input, const Tensor& target, int64_t ignore_index, const std::string& reduction) {
-        return nll_loss(input, target, reduction_from(reduction), ignore_index);
+      "nll_loss_nd",
+      [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t reduction,
+         int64_t ignore_index) {
+        return nll_loss_nd(input, target, weight.value_or(Tensor()), reduction_from(reduction), ignore_index);
       },
-      py::arg("input"), py::arg("target"), py::kw_only(), py::arg("ignore_index") = -100,
-      py::arg("reduction") = "mean");
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = 1,
+      py::arg("ignore_index") = -100);
   f.def(
-      "cross_entropy",
-      [](const Tensor& input, const Tensor& target, int64_t ignore_index, const std::string& reduction) {
-        return cross_entropy(input, target, reduction_from(reduction), ignore_index);
+      "cross_entropy_loss",
+      [](const Tensor& input, const Tensor& target, std::optional<Tensor> weight, int64_t reduction,
+         int64_t ignore_index, double label_smoothing) {
+        return cross_entropy(input, target, weight.value_or(Tensor()), reduction_from(reduction), ignore_index,
+                             label_smoothing);
       },
-      py::arg("input"), py::arg("target"), py::kw_only(), py::arg("ignore_index") = -100,
-      py::arg("reduction") = "mean");
+      py::arg("input"), py::arg("target"), py::arg("weight") = py::none(), py::arg("reduction") = 1,
+      py::arg("ignore_index") = -100, py::arg("label_smoothing") = 0.0);
   f.def("dropout", &dropout, py::arg("input"), py::arg("p") = 0.5, py::arg("training") = true);
 }
 
