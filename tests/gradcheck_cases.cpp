@@ -50,7 +50,8 @@ Tensor every_view_copy(const Tensor& x, const Tensor& y) {
                              diagonal_copy(x, 1),
                              as_strided_copy(x, {2, 2}, {1, 4}, 1),
                              alias_copy(x),
-                             unfold_copy(x, 1, 2, 1)};
+                             unfold_copy(x, 1, 2, 1),
+                             _reshape_alias_copy(x, {4, 3}, {3, 1})};
   for (const std::vector<Tensor>& pieces : {unbind_copy(x, 1), split_copy(x, 2), split_with_sizes_copy(x, {1, 3}, 1)})
     copies.insert(copies.end(), pieces.begin(), pieces.end());
   Tensor total = weighted_squares(copies[0]);

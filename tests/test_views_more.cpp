@@ -53,6 +53,12 @@ std::map<std::string, CaseCall> calls_of_views_more() {
          return as_strided_copy(x, {2, 2}, {1, 4}, 1);
        })},
       {"alias_copy", one([](const Tensor& x) { return alias_copy(x); })},
+      {"view_copy_dtype", one([](const Tensor& x) { return view_copy(x, kInt32); })},
+      {"reshape_alias_copy", one([](const Tensor& x) {
+         return _reshape_alias_copy(x, {4, 3}, {3, 1});
+       })},
+      {"narrow_copy", one([](const Tensor& x) { return narrow_copy(x, 1, 1, 2); })},
+      {"narrow_copy_method", one([](const Tensor& x) { return narrow_copy(x, 0, -3, 2); })},
       {"detach_copy", one([](const Tensor& x) { return detach_copy(x); })},
       {"unfold_copy", one([](const Tensor& x) { return unfold_copy(x, 0, 3, 2); })},
       {"unbind_copy", [](const Tensor& x) { return unbind_copy(x, 1); }},

@@ -276,6 +276,11 @@ std::vector<Tensor> unbind_copy(const Tensor& self, int64_t dim = 0);
 std::vector<Tensor> split_copy(const Tensor& self, int64_t split_size, int64_t dim = 0);
 std::vector<Tensor> split_with_sizes_copy(const Tensor& self, const std::vector<int64_t>& split_sizes, int64_t dim = 0);
 Tensor unfold_copy(const Tensor& self, int64_t dimension, int64_t size, int64_t step);
+Tensor _reshape_alias_copy(const Tensor& self, const Dims& size, const Dims& stride);
+// view(dtype)'s copy: no gradient, as the view has none. narrow_copy is ATen's own kernel, not a
+// view then a copy (its profile shows only the empty_like it writes into), with no derivative.
+Tensor view_copy(const Tensor& self, DType dtype);
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length);
 
 // ---- comparison of whole tensors (compare.cpp) ----
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8, bool equal_nan = false);

@@ -40,6 +40,6 @@ using ViewCopyNodes =
              CopyBackward<TBackward0>, CopyBackward<SqueezeBackward0>, CopyBackward<SqueezeBackward1>,
              CopyBackward<UnsqueezeBackward0>, CopyBackward<DiagonalBackward0>, CopyBackward<AsStridedBackward0>,
              CopyBackward<AliasBackward0>, CopyBackward<UnbindBackward0>, CopyBackward<SplitBackward0>,
-             CopyBackward<SplitWithSizesBackward0>, CopyBackward<UnfoldBackward0>>;
+             CopyBackward<SplitWithSizesBackward0>, CopyBackward<UnfoldBackward0>, CopyBackward<ReshapeAliasBackward0>>;
 
 }  // namespace ember::autograd

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "api/new_tensors.h"
 #include "api/ops.h"
 #include "core/size_arithmetic.h"
 #include "core/warning.h"
 #include "dispatch.h"
+#include "kernels/backend.h"
 #include "shape_rules.h"
 
 namespace ember {
@@ -109,18 +111,41 @@ struct Unflatten : CompositeOp {
     return self.view(shape);
   }
 };
+// narrow's checks, shared with narrow_copy: the dim and start wrapped, the range inside the dim.
+void check_narrow(const Tensor& self, int64_t& dim, int64_t& start, int64_t length) {
+  EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  dim = wrap_dim(dim, self.dim());
+  const int64_t size = self.size(dim);
+  // PyTorch wraps `start` like a dimension index, except that start == size (an empty slice at
+  // the end) is valid: cat's backward narrows an empty input there.
+  if (start != size) start = wrap_dim(start, size);
+  EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
+              ") exceeds dimension size (", size, ").");
+}
 struct Narrow : CompositeOp {  // length elements from start along dim: a slice
   static constexpr const char* name = "aten::narrow";
   static Tensor compute(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
-    EMBER_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
-    dim = wrap_dim(dim, self.dim());
-    const int64_t size = self.size(dim);
-    // PyTorch wraps `start` like a dimension index, except that start == size (an empty slice at
-    // the end) is valid: cat's backward narrows an empty input there.
-    if (start != size) start = wrap_dim(start, size);
-    EMBER_CHECK(length >= 0 && start <= size - length, "start (", start, ") + length (", length,
-                ") exceeds dimension size (", size, ").");
+    check_narrow(self, dim, start, length);
     return self.slice(dim, start, start + length, 1);
+  }
+};
+// ATen's narrow_copy_dense_cpu: empty_like(self) resized to the narrowed sizes, the part copied in
+// (no view op runs, so a profile shows only the empty_like). derivatives.yaml gives it none.
+struct NarrowCopy : FunctionalOp {
+  static constexpr const char* name = "aten::narrow_copy";
+  static Tensor compute(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+    check_narrow(self, dim, start, length);
+    Dims sizes = self.sizes();
+    sizes[dim] = length;
+    const Tensor part(std::make_shared<TensorImpl>(*self.impl(), sizes, self.strides(),
+                                                   self.storage_offset() + start * self.stride(dim), self.dtype()));
+    Tensor out = internal::recorded_empty_like(self, MemoryFormat::Preserve);
+    out.impl()->set_layout(sizes, contiguous_strides(sizes), 0);
+    kernels::on(out.device()).copy(out, part);
+    return out;
+  }
+  static autograd::NotImplemented save(const Tensor&, const Tensor&, int64_t, int64_t, int64_t) {
+    return {"aten::narrow_copy"};
   }
 };
 struct BroadcastTo : CompositeOp {
@@ -286,6 +311,9 @@ std::vector<Tensor> atleast_2d(const std::vector<Tensor>& tensors) { return call
 std::vector<Tensor> atleast_3d(const std::vector<Tensor>& tensors) { return call<AtLeast<3>>(tensors); }
 
 // The views ember offers as Tensor methods only.
+Tensor narrow_copy(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  return call<NarrowCopy>(self, dim, start, length);
+}
 Tensor Tensor::narrow(int64_t dim, int64_t start, int64_t length) const {
   return call<Narrow>(*this, dim, start, length);
 }

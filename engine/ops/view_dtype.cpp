@@ -46,8 +46,15 @@ struct ViewDtype : FunctionalOp {
   }
 };
 
+// torch.view_copy(x, dtype): the reinterpreted bytes in storage of their own, no gradient either.
+struct ViewDtypeCopy : FunctionalOp {
+  static constexpr const char* name = "aten::view_copy";
+  static Tensor compute(const Tensor& self, DType dtype) { return call<ViewDtype>(self, dtype).clone(); }
+};
+
 }  // namespace
 
 Tensor Tensor::view_dtype(DType dtype) const { return call<ViewDtype>(*this, dtype); }
+Tensor view_copy(const Tensor& self, DType dtype) { return call<ViewDtypeCopy>(self, dtype); }
 
 }  // namespace ember

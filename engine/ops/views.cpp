@@ -376,5 +376,8 @@ Tensor as_strided_copy(const Tensor& self, const Dims& size, const Dims& stride,
 }
 Tensor detach_copy(const Tensor& self) { return copy_of_view<Detach<false>>(self); }
 Tensor alias_copy(const Tensor& self) { return copy_of_view<Alias>(self); }
+Tensor _reshape_alias_copy(const Tensor& self, const Dims& size, const Dims& stride) {
+  return copy_of_view<ReshapeAlias>(self, size, stride);
+}
 
 }  // namespace ember

@@ -20,6 +20,7 @@ from ._C import Tensor, device, dtype  # noqa: F401
 # functions are bound once, in python/src/, and nothing here lists them again.
 globals().update({name: value for name, value in vars(_C).items()
                   if not name.startswith("_") and type(value).__name__ == "builtin_function_or_method"})
+_reshape_alias_copy = _C._reshape_alias_copy  # torch's one public underscore op that ember has
 from ._tensor import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .amp import autocast

@@ -179,9 +179,19 @@ void bind_views(py::module_& m, TensorClass& tensor) {
       },
       py::arg("input"), py::arg("dims"));
   m.def(
+      "view_copy", [](const Tensor& t, DType dtype) { return view_copy(t, dtype); }, py::arg("input"),
+      py::arg("dtype"));
+  m.def(
       "view_copy",
       [sizes = sizes_of("view_copy")](const Tensor& t, const py::object& size) { return view_copy(t, sizes(size)); },
       py::arg("input"), py::arg("size"));
+  m.def(
+      "_reshape_alias_copy",
+      [sizes = sizes_of("_reshape_alias_copy")](const Tensor& t, const py::object& size, const py::object& stride) {
+        return _reshape_alias_copy(t, sizes(size), sizes(stride));
+      },
+      py::arg("input"), py::arg("size"), py::arg("stride"));
+  method_and_function(tensor, m, "narrow_copy", &narrow_copy, py::arg("dim"), py::arg("start"), py::arg("length"));
   m.def("select_copy", &select_copy, py::arg("input"), py::arg("dim"), py::arg("index"));
   m.def(
       "slice_copy",
