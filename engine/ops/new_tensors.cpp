@@ -112,11 +112,7 @@ void check_fits(Scalar value, DType dtype) {
   double largest = 0;  // of the dtype; 0 where nothing can overflow
   const char* type_name = "";
   switch (dtype) {
-    case DType::Int64:
-      if (!value.is_floating_point()) return;
-      EMBER_CHECK(!std::isnan(v) && v >= -9.2233720368547758e18 && v <= 9.2233720368547758e18,
-                  "value cannot be converted to type int64_t without overflow");
-      return;
+    case DType::Int64: return check_integer_fits(value, -9.2233720368547758e18, 9.2233720368547758e18, "int64_t");
     case DType::Int32: return check_integer_fits(value, -2147483648.0, 2147483647.0, "int");
     case DType::Int16: return check_integer_fits(value, -32768.0, 32767.0, "int16_t");
     case DType::Int8: return check_integer_fits(value, -128.0, 127.0, "int8_t");
