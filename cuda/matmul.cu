@@ -21,6 +21,7 @@
 
 #include "blas_handles.h"
 #include "core/cuda_backend.h"
+#include "core/dispatch_trace.h"
 #include "cublas_library.h"
 #include "device_loops.cuh"
 #include "kernels/kernel_list.h"
@@ -246,7 +247,10 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   const int64_t batch = out.size(0), M = out.size(1), N = out.size(2), K = a.size(2);
   if (out.numel() == 0) return;
   if (bias.defined()) {  // out = bias (in every row) + alpha * a @ b, as the CPU kernel computes it
-    if (can_fuse_bias(out, a, bias) && gemm_with_fused_bias(out, a, b, alpha, bias)) return;
+    if (can_fuse_bias(out, a, bias) && gemm_with_fused_bias(out, a, b, alpha, bias)) {
+      if (trace::enabled()) trace::say("cublasLt matmul ", M, "x", K, "x", N, ", bias in its epilogue");
+      return;
+    }
     visit_device_dtype(out.dtype(), [&](auto tag) { fill_rows_with<decltype(tag)>(out, bias); });
     beta = 1;
   }
@@ -261,6 +265,7 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
             static_cast<int>(N), M * N, static_cast<int>(batch), precision.compute, CUBLAS_GEMM_DEFAULT),
         "gemm");
   check_launch("gemm");
+  if (trace::enabled()) trace::say("cuBLAS gemm ", batch == 1 ? "" : str_cat(batch, " of "), M, "x", K, "x", N);
 }
 
 }  // namespace ember::kernels::cuda

@@ -54,6 +54,8 @@
 #include "autocast/autocast.h"
 #include "autograd/inplace.h"
 #include "autograd/record.h"
+#include "autograd/trace_lines.h"
+#include "core/dispatch_trace.h"
 #include "core/grad_mode.h"
 #include "profiler/profiler.h"
 
@@ -176,10 +178,10 @@ auto run(const Args&... args) {
   else return compute_and_record<Op>(args...);
 }
 
+// Steps 2 to 4: autocast casts the tensor arguments per the op's policy (the ops it calls, the
+// casts included, see autocast off), then run.
 template <typename Op, typename... Args>
-auto call(const Args&... args) {
-  profiler::OpEvent<Op> profiled(args...);  // 1. profiler: an event named Op::name around the whole call
-  // 2. autocast: cast the tensor arguments per the op's policy; the ops it calls see autocast off.
+auto cast_and_run(const Args&... args) {
   if constexpr (Op::cast_policy != CastPolicy::None) {
     if (autocast::active) [[unlikely]] {
       if (const auto target = autocast::target_of(Op::cast_policy, args...)) {
@@ -191,6 +193,90 @@ auto call(const Args&... args) {
     }
   }
   return run<Op>(args...);
+}
+
+// The dispatch trace's autograd line for a call that returned `output` (or wrote it in place).
+template <typename Op, typename... Args>
+void trace_autograd(const Tensor& output, const std::vector<Tensor>& tensors, const Args&... args) {
+  if constexpr (Op::kind == OpKind::Composite) return;  // the ops it calls say theirs
+  if (autograd::skips_autograd(args...))
+    return trace::say("autograd: skipped: InferenceMode, inference tensors only (no node, no version bump)");
+  if (autograd::BelowAutograd::active()) return trace::say("autograd: called inside another op's compute: no node");
+  if (InferenceMode::is_enabled()) return trace::say("autograd: InferenceMode is on: no node");
+  if (!GradMode::is_enabled()) return trace::say("autograd: grad mode is off: no node");
+  if (!autograd::any_requires_grad(args...)) return trace::say("autograd: no input requires grad: no node");
+  if (autograd::all_inference(args...)) return trace::say("autograd: inference tensors only: no node");
+  if (!Differentiable<Op>) return trace::say("autograd: not differentiable: no node");
+  const auto node = output.defined() ? output.grad_fn() : nullptr;
+  const bool is_an_input = std::any_of(tensors.begin(), tensors.end(), [&](const Tensor& t) {
+    return Op::kind != OpKind::InPlace && t.defined() && t.impl() == output.impl();
+  });
+  if (!node || is_an_input || !output.is_floating_point()) return trace::say("autograd: no node for this output");
+  if (Op::kind == OpKind::InPlace && output._is_view()) autograd::trace_lines::recorded_on_a_view(output);
+  else autograd::trace_lines::recorded(*node);
+}
+
+// The dispatch trace's view of one call (core/dispatch_trace.h): the op and its arguments, each
+// layer's decision, the output and the node, indented under the op (the ops it calls nest inside).
+template <typename Op, typename... Args>
+[[gnu::noinline]] auto traced_call(const Args&... args) {
+  namespace lines = autograd::trace_lines;
+  std::vector<Tensor> tensors;
+  autograd::for_each_tensor([&](const Tensor& t) { tensors.push_back(t); }, args...);
+  lines::op_called(Op::name, {lines::argument(args)...}, tensors);
+  trace::Indent inside;
+  trace::EnclosingOp enclosing(Op::name);
+  if (profiler::detail::recording.load(std::memory_order_relaxed))
+    trace::say("profiler: event ", Op::name, enclosing.outer ? str_cat(" inside ", enclosing.outer) : " at top level");
+  if constexpr (Op::cast_policy != CastPolicy::None) {
+    if (autocast::active) {
+      const auto target = autocast::target_of(Op::cast_policy, args...);
+      if (target)
+        trace::say("autocast: ", autocast::policy_name(Op::cast_policy), ": to ", lines::dtype_name(target->second));
+      else trace::say("autocast: not on for this op's device");
+    }
+  } else if (autocast::active) {
+    trace::say("autocast: no cast policy, runs in its inputs' dtypes");
+  }
+  try {
+    if constexpr (Op::kind == OpKind::InPlace) {
+      const Tensor& self = std::get<0>(std::tie(args...));
+      const uint32_t version_before = self._version();
+      cast_and_run<Op>(args...);
+      if (self.is_inference()) trace::say("in place: writes ", trace::name_of(self), " (no version counter)");
+      else trace::say("in place: writes ", trace::name_of(self), ", version ", version_before, " -> ", self._version());
+      trace_autograd<Op>(self, tensors, args...);
+    } else if constexpr (std::is_void_v<decltype(cast_and_run<Op>(args...))>) {
+      cast_and_run<Op>(args...);  // a composite in-place op (swapdims_): the ops it calls said it all
+    } else {
+      auto result = cast_and_run<Op>(args...);
+      if constexpr (Op::kind == OpKind::Composite) {  // the ops it called described what they made
+        if constexpr (std::is_same_v<decltype(result), Tensor>) trace::say("output: ", trace::name_of(result));
+      } else if constexpr (multiple_outputs<decltype(result)>) {
+        for (const Tensor& output : result) lines::output(output, tensors);
+      } else if constexpr (std::is_same_v<decltype(result), ValuesIndices>) {
+        lines::output(result.values, tensors);
+        lines::output(result.indices, tensors);
+      } else {
+        lines::output(differentiable_output(result), tensors);
+      }
+      if constexpr (multiple_outputs<decltype(result)>)
+        trace_autograd<Op>(result.empty() ? Tensor() : result[0], tensors, args...);
+      else trace_autograd<Op>(differentiable_output(result), tensors, args...);
+      return result;
+    }
+  } catch (const std::exception& error) {
+    trace::error(error);
+    throw;
+  }
+}
+
+template <typename Op, typename... Args>
+auto call(const Args&... args) {
+  profiler::OpEvent<Op> profiled(args...);  // 1. profiler: an event named Op::name around the whole call
+  if (trace::enabled()) [[unlikely]]        // the dispatch trace watches steps 2 to 4 (dispatch_trace.h)
+    return traced_call<Op>(args...);
+  return cast_and_run<Op>(args...);
 }
 
 // An in-place op called by a factory on the tensor it has just made (randn's normal_, ones_like's

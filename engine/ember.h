@@ -12,6 +12,7 @@
 #include "core/cpu_capabilities.h"
 #include "core/cuda_backend.h"
 #include "core/device.h"
+#include "core/dispatch_trace.h"
 #include "core/dtype.h"
 #include "core/error.h"
 #include "core/generator.h"

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/dispatch_trace.h"
 #include "kernel_list.h"
 
 namespace ember::kernels {
@@ -33,6 +34,11 @@ class Kernel<Result(Args...)> {
   Result operator()(Args... args) const {
     if (!fn_) [[unlikely]]
       missing_kernel(name_, device_name_);
+    if (trace::enabled()) [[unlikely]] {  // "kernel: CPU gemm", the kernel's own lines under it
+      trace::say("kernel: ", device_name_, " ", name_);
+      trace::Indent inside;
+      return fn_(args...);
+    }
     return fn_(args...);
   }
 

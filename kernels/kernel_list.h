@@ -90,6 +90,9 @@ enum class ReduceOp { Sum, Max, Min };
 #define EMBER_DECLARE_KERNEL(name, result, parameters) result name parameters;
 namespace cpu {
 EMBER_KERNELS(EMBER_DECLARE_KERNEL)
+// Whether this CPU's oneDNN multiplies bf16 itself (AVX-512 and later); elsewhere a bf16 gemm is
+// widened to float32 (matmul.cpp).
+bool onednn_has_bf16();
 }  // namespace cpu
 namespace cuda {
 EMBER_KERNELS(EMBER_DECLARE_KERNEL)

@@ -74,6 +74,7 @@ struct Product {
   std::unordered_map<int, dnnl::memory> arguments;
   dnnl::reorder to_row_major;  // a column-major left operand's copy (empty for a row-major one)
   dnnl::memory given_source;   // that operand as given
+  int64_t uses = 0;            // products it has run (the dispatch trace tells a new one from a cached one)
 };
 
 Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
@@ -135,6 +136,12 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
 }
 
 // A contiguous buffer (a kernel-side temporary, counted like every allocation).
+// "256x512x512" (M x K x N), with the batch in front when there is one: the dispatch trace's words.
+std::string product_shape(const Tensor& out, const Tensor& a) {
+  const std::string shape = str_cat(a.size(1), "x", a.size(2), "x", out.size(2));
+  return out.size(0) == 1 ? shape : str_cat(out.size(0), " of ", shape);
+}
+
 Tensor kernel_buffer(const Dims& sizes, DType dtype) {
   auto storage = std::make_shared<Storage>(storage_nbytes_contiguous(sizes, element_size(dtype)), kCPU);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
@@ -165,6 +172,11 @@ void gemm_onednn(const Tensor& out, const Tensor& a, const Tensor& b, double alp
   product.arguments[DNNL_ARG_WEIGHTS] = weights.memory;
   (weights.packed ? product.packed : product.plain).execute(stream, product.arguments);
   stream.wait();
+  if (trace::enabled()) [[unlikely]]
+    trace::say("oneDNN ", out.dtype() == kBFloat16 ? "bf16" : "float32", " matmul ", product_shape(out, a),
+               ++product.uses == 1 ? ", primitive built" : ", cached primitive",
+               weights.packed ? ", packed weights" : "", product.to_row_major ? ", left operand copied row-major" : "");
+  else ++product.uses;
 }
 
 // An int64 product is computed on the same bits as uint64: unsigned products and sums wrap around,
@@ -200,20 +212,6 @@ void gemm_widened(const Tensor& out, const Tensor& a, const Tensor& b, double al
   Tensor out32 = beta != 0 ? widened(out) : kernel_buffer(out.sizes(), kFloat32);
   gemm(out32, widened(a), widened(b), alpha, beta, bias.defined() ? widened(bias) : Tensor());
   copy(out, out32);
-}
-
-bool onednn_has_bf16() {
-  static const bool has = [] {
-    check_room_for_onednn();
-    try {
-      dnnl::memory::desc desc({1, 1, 1}, dnnl::memory::data_type::bf16, {1, 1, 1});
-      dnnl::matmul::primitive_desc(dnnl::matmul::desc(desc, desc, desc), cpu_engine());
-      return true;
-    } catch (const dnnl::error&) {
-      return false;
-    }
-  }();
-  return has;
 }
 
 constexpr int64_t kSmallProduct = 4096;
@@ -259,6 +257,20 @@ void gemm_in_order(const Tensor& out, const Tensor& a, const Tensor& b, double a
 
 }  // namespace
 
+bool onednn_has_bf16() {
+  static const bool has = [] {
+    check_room_for_onednn();
+    try {
+      dnnl::memory::desc desc({1, 1, 1}, dnnl::memory::data_type::bf16, {1, 1, 1});
+      dnnl::matmul::primitive_desc(dnnl::matmul::desc(desc, desc, desc), cpu_engine());
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {
   if (out.numel() == 0) return;
   EMBER_INTERNAL_ASSERT(a.size(2) > 0, "gemm with an empty inner dimension (the op handles it)");
@@ -266,6 +278,9 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   int64_t multiply_adds = 0;  // saturates: a broadcast batch can make the count overflow
   if (__builtin_mul_overflow(out.numel(), a.size(2), &multiply_adds)) multiply_adds = INT64_MAX;
   const bool tiny = multiply_adds <= kSmallProduct;
+  if (tiny && (out.dtype() == kFloat32 || out.dtype() == kFloat64) && trace::enabled()) [[unlikely]]
+    trace::say("in-order loop ", product_shape(out, a), " (", multiply_adds, " multiply-adds: at most ", kSmallProduct,
+               " run without a library)");
   if (tiny && out.dtype() == kFloat32) return gemm_in_order<float>(out, a, b, alpha, beta, bias);
   if (tiny && out.dtype() == kFloat64) return gemm_in_order<double>(out, a, b, alpha, beta, bias);
   std::optional<OneThreadScope> one_thread;
@@ -276,12 +291,20 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, dou
   switch (out.dtype()) {
     case DType::Float32: gemm_onednn(out, a, b, alpha, beta, bias); return;
     case DType::BFloat16:
-      if (onednn_has_bf16()) gemm_onednn(out, a, b, alpha, beta, bias);
-      else gemm_widened(out, a, b, alpha, beta, bias);
-      return;
-    case DType::Float16: gemm_widened(out, a, b, alpha, beta, bias); return;
-    case DType::Float64: gemm_eigen<double>(out, a, b, alpha, beta, bias); return;
-    case DType::Int64: gemm_eigen<int64_t>(out, a, b, alpha, beta, bias); return;
+      if (onednn_has_bf16()) return gemm_onednn(out, a, b, alpha, beta, bias);
+      if (trace::enabled()) [[unlikely]]
+        trace::say("widened to float32: this CPU's oneDNN has no bf16 matmul");
+      return gemm_widened(out, a, b, alpha, beta, bias);
+    case DType::Float16:
+      if (trace::enabled()) [[unlikely]]
+        trace::say("widened to float32: oneDNN has no float16 matmul here");
+      return gemm_widened(out, a, b, alpha, beta, bias);
+    case DType::Float64:
+    case DType::Int64:
+      if (trace::enabled()) [[unlikely]]
+        trace::say("Eigen ", out.dtype() == kFloat64 ? "float64" : "int64", " product ", product_shape(out, a));
+      return out.dtype() == kFloat64 ? gemm_eigen<double>(out, a, b, alpha, beta, bias)
+                                     : gemm_eigen<int64_t>(out, a, b, alpha, beta, bias);
     default: throw Error(str_cat("\"addmm_impl_cpu_\" not implemented for '", scalar_type_name(out.dtype()), "'"));
   }
 }

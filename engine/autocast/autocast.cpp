@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/cuda_backend.h"
+#include "core/dispatch_trace.h"
 #include "core/error.h"
 #include "core/warning.h"
 
@@ -108,12 +109,43 @@ bool eligible(const Tensor& t, DeviceType device_type) {
   return t.defined() && t.is_floating_point() && t.dtype() != kFloat64 && t.device().type == device_type;
 }
 
+const char* policy_name(CastPolicy policy) {
+  switch (policy) {
+    case CastPolicy::LowerPrecision: return "lower_precision_fp";
+    case CastPolicy::Fp32: return "fp32";
+    case CastPolicy::Promote: return "promote";
+    case CastPolicy::None: break;
+  }
+  return "none";
+}
+
+namespace {
+// The dispatch trace's line for one argument: what autocast did with it, and why.
+void trace_cast(const Tensor& t, const char* what, const Tensor& cast = {}) {
+  if (!trace::enabled() || !t.defined()) return;
+  if (cast.defined()) trace::say("autocast: ", trace::name_of(t), " ", what, ": ", trace::name_of(cast));
+  else trace::say("autocast: ", trace::name_of(t), " ", what);
+}
+}  // namespace
+
 Tensor cast(const Tensor& t, DeviceType device_type, DType dtype) {
-  if (!eligible(t, device_type) || t.dtype() == dtype) return t;
-  if (!(state.cache_enabled && dtype == of(device_type).dtype && is_weight(t))) return t.to(dtype);
+  if (!eligible(t, device_type) || t.dtype() == dtype) {
+    trace_cast(t, !eligible(t, device_type) ? "is left as it is (not eligible: float64, integer or another device)"
+                                            : "already has the target dtype");
+    return t;
+  }
+  if (!(state.cache_enabled && dtype == of(device_type).dtype && is_weight(t))) {
+    Tensor cast = t.to(dtype);
+    trace_cast(t, "cast (not a weight, so not cached)", cast);
+    return cast;
+  }
   CachedCast& entry = state.cache[t.impl()];
-  if (entry.cast.defined() && entry.source.lock() == t.impl_ptr() && entry.version == t._version()) return entry.cast;
+  if (entry.cast.defined() && entry.source.lock() == t.impl_ptr() && entry.version == t._version()) {
+    trace_cast(t, "taken from the cast cache", entry.cast);
+    return entry.cast;
+  }
   entry = {t.impl_ptr(), t._version(), t.to(dtype)};
+  trace_cast(t, "cast (a weight: kept in the cast cache)", entry.cast);
   return entry.cast;
 }
 

@@ -110,6 +110,9 @@ class Suspend {
   bool previous_;
 };
 
+// PyTorch's name for a policy (at::autocast::CastPolicy): "lower_precision_fp", "fp32", "promote".
+const char* policy_name(CastPolicy policy);
+
 // Whether autocast would cast `t` in a region for `device_type`.
 bool eligible(const Tensor& t, DeviceType device_type);
 // `t` cast to `dtype` when eligible (through the cast cache when it is a weight), else t itself.

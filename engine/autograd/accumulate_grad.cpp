@@ -7,6 +7,7 @@
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/memory_layout.h"
+#include "trace_lines.h"
 
 namespace ember::autograd {
 
@@ -20,6 +21,12 @@ bool obeys_layout_contract(const Tensor& grad, const Dims& strides) {
     if (grad.size(d) == 1 && grad.stride(d) == 0) return false;
   }
   return true;
+}
+
+// The dispatch trace's line: "t9.grad = t31: t30 itself, detached (no copy)".
+void traced(const Tensor& leaf, const Tensor& new_grad, trace_lines::Accumulation how) {
+  if (trace::enabled()) [[unlikely]]
+    trace_lines::accumulated(leaf, new_grad, how);
 }
 }  // namespace
 
@@ -43,6 +50,7 @@ void accumulate_grad(const Tensor& leaf, const Tensor& new_grad) {
     // Under create_graph (grad mode on) the gradient is copied, so that .grad has a history of its own.
     if (!GradMode::is_enabled() && new_grad.impl_ptr().use_count() == 1 && obeys_layout_contract(new_grad, strides)) {
       grad = new_grad.detach();
+      traced(leaf, new_grad, trace_lines::Accumulation::Kept);
     } else if (dense_leaf) {
       // PyTorch's clone_obey_contract: new_empty_strided in the leaf's sizes and strides, then copy_,
       // whose write counts (version 1). A leaf resized since the graph recorded it (an out= call
@@ -50,13 +58,17 @@ void accumulate_grad(const Tensor& leaf, const Tensor& new_grad) {
       Tensor copy = internal::new_empty_strided(leaf.sizes(), strides, new_grad.dtype(), new_grad.device());
       copy.copy_(new_grad);
       grad = copy;
+      traced(leaf, new_grad, trace_lines::Accumulation::CopiedInLayout);
     } else {
       grad = new_grad.clone(MemoryFormat::Contiguous);  // clone_obey_contract's other branch: version 0
+      traced(leaf, new_grad, trace_lines::Accumulation::CopiedContiguous);
     }
   } else if (!GradMode::is_enabled()) {
     grad.add_(new_grad);
+    traced(leaf, new_grad, trace_lines::Accumulation::AddedInPlace);
   } else {  // under create_graph a new tensor, so that the gradient's graph includes both terms
     grad = grad + new_grad;
+    traced(leaf, new_grad, trace_lines::Accumulation::AddedOutOfPlace);
   }
 }
 

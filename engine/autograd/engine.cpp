@@ -11,14 +11,17 @@
 // "AddmmBackward0" (the ops of its formula inside) and the engine's fix-up of its gradients.
 #include "engine.h"
 
+#include <optional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/dispatch_trace.h"
 #include "core/grad_mode.h"
 #include "graph_task.h"
 #include "profiler/profiler.h"
 #include "record.h"
+#include "trace_lines.h"
 
 namespace ember::autograd {
 
@@ -51,12 +54,29 @@ Grads evaluate(const std::shared_ptr<Node>& node, std::vector<Tensor> grad_outpu
     RunningNode running(node);
     return node->apply(grad_outputs, wanted);
   }();
-  if (!retain_graph) node->release();
+  if (!retain_graph) {
+    if (trace::enabled()) [[unlikely]]
+      trace_lines::node_released(*node);
+    node->release();
+  }
   grad_inputs.resize(node->next_edges.size());
   for (size_t i = 0; i < grad_inputs.size(); ++i)
     grad_inputs[i] = wanted[i] ? match_input(std::move(grad_inputs[i]), node->inputs[i], *node, i) : Tensor();
-  return run_post_hooks(*node, std::move(grad_inputs), grad_outputs);
+  grad_inputs = run_post_hooks(*node, std::move(grad_inputs), grad_outputs);
+  if (trace::enabled()) [[unlikely]]
+    trace_lines::node_gives(*node, grad_inputs);
+  return grad_inputs;
 }
+
+// The dispatch trace's lines of one node's turn: "MulBackward0 runs, given t9 [4] float32", then
+// everything the turn does, indented under it.
+struct TracedTurn {
+  TracedTurn(const Node& node, const std::vector<Tensor>& grad_outputs) : enclosing(name_of(node)) {
+    trace_lines::node_runs(node, grad_outputs);
+  }
+  trace::Indent inside;
+  trace::EnclosingOp enclosing;
+};
 
 struct LaterFirst {
   bool operator()(const std::shared_ptr<Node>& a, const std::shared_ptr<Node>& b) const {
@@ -84,7 +104,12 @@ std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<
   std::unordered_map<Node*, std::vector<Tensor>> captured;  // what arrived at autograd::grad's inputs
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;
 
-  for (size_t i = 0; i < roots.size(); ++i) add_to_buffer(roots[i], gradients[i]);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    if (trace::enabled()) [[unlikely]]
+      trace::say("backward: starts at ", roots[i].node->name(), " with ", trace::name_of(gradients[i]), " (storage ",
+                 trace::storage_name_of(gradients[i]), ")");
+    add_to_buffer(roots[i], gradients[i]);
+  }
   std::unordered_set<Node*> started;
   for (const Edge& root : roots)  // a root below another root waits for that one's gradient too
     if (task.dependencies[root.node.get()] == 0 && started.insert(root.node.get()).second) ready.push(root.node);
@@ -102,8 +127,19 @@ std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<
       wanted[i] = next && (task.runs(next) || task.captured.count(next));
     }
     profiler::Scope evaluate_function(evaluate_function_name(*node));
+    std::optional<TracedTurn> traced;
+    if (trace::enabled()) [[unlikely]]
+      traced.emplace(*node, grad_outputs);
     auto run = [&] { return evaluate(node, std::move(grad_outputs), wanted, retain_graph); };
-    Grads grad_inputs = is_anomaly_enabled() ? evaluate_checked(*node, run) : run();
+    Grads grad_inputs = [&] {
+      try {
+        return is_anomaly_enabled() ? evaluate_checked(*node, run) : run();
+      } catch (const std::exception& error) {
+        if (trace::enabled()) [[unlikely]]
+          trace::error(error);
+        throw;
+      }
+    }();
     for (size_t i = 0; i < node->next_edges.size(); ++i) {
       const Edge& edge = node->next_edges[i];
       if (!edge.node) continue;

@@ -2,7 +2,10 @@
 // the formula, then its post-hooks. Each runs over a copy of its list, so a hook may remove itself.
 #include "hooks.h"
 
+#include <cstdint>
+
 #include "autograd_meta.h"
+#include "core/dispatch_trace.h"
 #include "node.h"
 
 namespace ember::autograd {
@@ -14,6 +17,22 @@ const std::shared_ptr<HookList<TensorHook>>* tensor_hooks(const Node& node, size
   if (const auto* accumulate = std::get_if<AccumulateGrad>(&node.fn))
     return &accumulate->variable->autograd_meta->hooks;
   return output_nr < node.tensor_pre_hooks.size() ? &node.tensor_pre_hooks[output_nr] : nullptr;
+}
+
+// The dispatch trace's line before a hook runs (the lines of what it does follow, indented) and
+// after, when it replaced what it was given.
+void trace_calling(const char* kind, uint64_t id, size_t output_nr = SIZE_MAX) {
+  if (!trace::enabled()) [[likely]]
+    return;
+  if (output_nr == SIZE_MAX) trace::say("calls ", kind, " ", id);
+  else trace::say("calls ", kind, " ", id, " of output ", output_nr);
+}
+void trace_replaced(const std::vector<Tensor>& replaced) {
+  if (!trace::enabled()) [[likely]]
+    return;
+  std::string names;
+  for (const Tensor& t : replaced) names += (names.empty() ? "" : ", ") + trace::name_of(t);
+  trace::say("the hook replaced the gradients: ", names);
 }
 
 }  // namespace
@@ -39,19 +58,24 @@ std::vector<Tensor> run_pre_hooks(const Node& node, std::vector<Tensor> grad_out
   for (size_t i = 0; i < grad_outputs.size(); ++i) {  // a tensor's hooks see its gradient even when undefined
     if (const auto* list = tensor_hooks(node, i); list && *list) {
       const auto hooks = (*list)->hooks;
-      for (const auto& [id, hook] : hooks)
+      for (const auto& [id, hook] : hooks) {
+        trace_calling("tensor hook", id, i);
         if (Tensor replaced = hook(grad_outputs[i]); replaced.defined()) {
           check_hook_result(grad_outputs[i], replaced, std::to_string(id));
+          trace_replaced({replaced});
           grad_outputs[i] = std::move(replaced);
         }
+      }
     }
   }
   if (node.pre_hooks) {
     const auto hooks = node.pre_hooks->hooks;
     for (const auto& [id, hook] : hooks) {
+      trace_calling("pre-hook", id);
       std::vector<Tensor> replaced = hook(grad_outputs);
       if (replaced.empty()) continue;
       check_hook_results(grad_outputs, replaced, std::to_string(id));
+      trace_replaced(replaced);
       grad_outputs = std::move(replaced);
     }
   }
@@ -63,9 +87,11 @@ std::vector<Tensor> run_post_hooks(const Node& node, std::vector<Tensor> grad_in
   if (!node.post_hooks) return grad_inputs;
   const auto hooks = node.post_hooks->hooks;
   for (const auto& [id, hook] : hooks) {
+    trace_calling("post-hook", id);
     std::vector<Tensor> replaced = hook(grad_inputs, grad_outputs);
     if (replaced.empty()) continue;
     check_hook_results(grad_inputs, replaced, std::to_string(id));
+    trace_replaced(replaced);
     grad_inputs = std::move(replaced);
   }
   return grad_inputs;

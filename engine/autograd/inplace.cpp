@@ -14,6 +14,7 @@ thread_local bool below_autograd = false;
 
 BelowAutograd::BelowAutograd() : previous_(below_autograd) { below_autograd = true; }
 BelowAutograd::~BelowAutograd() { below_autograd = previous_; }
+bool BelowAutograd::active() { return below_autograd; }
 
 namespace {
 // PyTorch's propagate_creation_meta: a view of a view keeps its base's restriction unless it has

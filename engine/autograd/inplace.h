@@ -28,6 +28,8 @@ class BelowAutograd {
   ~BelowAutograd();
   BelowAutograd(const BelowAutograd&) = delete;
   BelowAutograd& operator=(const BelowAutograd&) = delete;
+  // Whether this thread is inside an op's compute now.
+  static bool active();
 
  private:
   NoGradGuard no_grad_;

@@ -1,6 +1,8 @@
 // Recording the graph: nodes, edges and histories.
 #include "record.h"
 
+#include "core/dispatch_trace.h"
+
 #include "autograd_meta.h"
 #include "inplace.h"
 
@@ -41,7 +43,11 @@ void attach_retains_grad_hook(const Tensor& t, Node& node) {
              auto impl = weak.lock();
              if (!grad.defined() || !impl) return Tensor();
              Tensor& kept = impl->autograd_meta->grad;
-             kept = kept.defined() ? kept + grad : grad.is_contiguous() ? grad.clone() : grad.contiguous();
+             const bool accumulates = kept.defined();
+             kept = accumulates ? kept + grad : grad.is_contiguous() ? grad.clone() : grad.contiguous();
+             if (trace::enabled()) [[unlikely]]
+               trace::say("retain_grad: ", trace::name_of(Tensor(impl)), ".grad = ", trace::name_of(kept),
+                          accumulates ? " (its .grad plus the gradient)" : " (a copy of the gradient)");
              return Tensor();
            }));
   meta.retains_grad_hook = hooks->next_id - 1;

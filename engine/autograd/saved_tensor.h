@@ -59,6 +59,8 @@ class SavedTensor {
   // Frees the tensor (backward without retain_graph); a later unpack() raises PyTorch's error.
   void release();
   bool is_released() const { return released_; }
+  // The version its tensor had when saved; unpack() requires the same.
+  uint32_t saved_version() const { return saved_version_; }
   // Whether it is its node's output `output_nr()` (Note [Saving an output]).
   bool is_output() const { return is_output_; }
   uint32_t output_nr() const { return output_nr_; }

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <set>
 
+#include "dispatch_trace.h"
+
 namespace ember {
 
 namespace {
@@ -16,6 +18,8 @@ std::atomic<bool> warn_always{false};
 }  // namespace
 
 void warn(const std::string& message) {
+  if (trace::enabled()) [[unlikely]]
+    trace::say("warning: ", message);
   WarningHandler handler;
   {
     std::lock_guard<std::mutex> lock(mutex);

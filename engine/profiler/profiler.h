@@ -25,6 +25,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/dispatch_trace.h"
 #include "core/tensor.h"
 
 namespace ember::profiler {
@@ -253,10 +254,20 @@ class OpEvent {
   explicit OpEvent(const Args&... args) {
     if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]]
       open(args...);
+    // A step (steps.h: aten::empty inside a factory, clone's aten::copy_) has no call<Op> to write
+    // its line in the dispatch trace, so its event does: the name, and its kernel's lines under it.
+    if constexpr (std::is_same_v<std::remove_cv_t<decltype(Op::kind)>, detail::Traffic>)
+      if (trace::enabled()) [[unlikely]] {
+        trace::say(Op::name);
+        trace::enter();
+        traced_ = true;
+      }
   }
   ~OpEvent() {
     if (handle_.is_open()) [[unlikely]]
       detail::close(handle_);
+    if (traced_) [[unlikely]]
+      trace::leave();
   }
   OpEvent(const OpEvent&) = delete;
   OpEvent& operator=(const OpEvent&) = delete;
@@ -280,6 +291,7 @@ class OpEvent {
     handle_ = detail::open_op(Op::name, traffic, arguments, sizeof...(Args), bytes_read, bytes_overwritten);
   }
   detail::Handle handle_;
+  bool traced_ = false;
 };
 
 namespace detail {
