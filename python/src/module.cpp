@@ -157,5 +157,6 @@ PYBIND11_MODULE(_C, m) {
   bind_nn(m);
   bind_optim(m);
   bind_profiler(m);
+  bind_dispatch_trace(m);
   bind_switches(m);
 }
