@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Fails, naming them, when README.md, CONTRIBUTING.md, docs/guide.md or bench/README.md name a file,
-folder or program that is not there, or when the README's copy of examples/first_program.cpp differs
-from it: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`) or in a shell command
+"""Fails, naming them, when README.md, CONTRIBUTING.md, docs/guide.md, docs/tour.md or bench/README.md
+name a file, folder or program that is not there, or when the README's copy of examples/first_program.cpp
+differs from it: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`) or in a shell command
 of a ```sh block (`bash tools/ember.sh demo`, `PYTHONPATH=build-demo/python`) must exist in the repository, and a program in a build folder (`build/demos/chapter`,
 `build-demo/demos/pitfalls`) must have been built in the build folder given. A CTest case runs it
 after the build, so the documents cannot drift from the code.
+docs/tour.md is held closer: a function it names as `path:function` must be defined in that file, and
+each ```trace block it quotes must be what BUILD_DIR/demos/tour prints (lines in order, a line "..."
+skipping any number of them).
 Usage: check_docs.py BUILD_DIR
 """
 import glob
@@ -12,7 +15,8 @@ import os
 import re
 import sys
 
-DOCUMENTS = ["README.md", "CONTRIBUTING.md", "docs/guide.md", "bench/README.md"]
+DOCUMENTS = ["README.md", "CONTRIBUTING.md", "docs/guide.md", "docs/tour.md", "bench/README.md"]
+TOUR = "docs/tour.md"
 TOP_FOLDERS = ("engine/", "kernels/", "cuda/", "tests/", "tools/", "demos/", "bench/", "examples/", "cmake/",
                ".ci/", "python/", "docs/")
 README_MAX_LINES = 250
@@ -30,10 +34,64 @@ def command_words(text):
 def named_paths(text):
     for token in re.findall(r"`([^`\s]+)`", text) + list(command_words(text)):
         token = token.rstrip(".,:;)")
+        token = re.sub(r":[A-Za-z_][A-Za-z_0-9:]*$", "", token)  # `engine/dispatch.h:call`: the file
         token = re.sub(r"\.\*$", ".h", token)  # `allocator.*` names the header and its source
         token = re.sub(r"<[^>]+>", "*", token)  # `kernels/<family>.cpp`: any family
         if token.startswith(("build/", "build-demo/")) or token.startswith(TOP_FOLDERS):
             yield token
+
+
+def named_functions(text):
+    """The `path:function` pairs a document names."""
+    return re.findall(r"`((?:engine|kernels|cuda|python)/[^`:\s]+):([A-Za-z_][A-Za-z_0-9:]*)`", text)
+
+
+def defines(path, function):
+    """Whether `path` defines `function` (a function, a struct or class, or a method Class::name)."""
+    name = function.split("::")[-1]
+    source = open(path, encoding="utf-8").read()
+    return re.search(rf"(\b(struct|class)\s+{name}\b|\b{name}\s*\([^;]*\)\s*(const\s*)?\{{)", source, re.S)
+
+
+def as_avx512_prints_it(lines):
+    """On a CPU whose oneDNN has no bf16 matmul the tour's bf16 products are widened to float32
+    (kernels/matmul.cpp, gemm): the two lines that say so, read as the one line an AVX-512 CPU prints."""
+    read = []
+    for line in lines:
+        if read and read[-1].strip() == "widened to float32: this CPU's oneDNN has no bf16 matmul":
+            read[-1] = line.replace("oneDNN float32 matmul", "oneDNN bf16 matmul")
+        else:
+            read.append(line)
+    return read
+
+
+def quoted_but_not_printed(text, printed):
+    """The ```trace blocks of `text` that are not in `printed` (the tour's lines), in order."""
+    wrong, position = [], 0
+    for block in re.findall(r"```trace\n(.*?)```", text, re.S):
+        for part in re.split(r"^\s*\.\.\.\s*$", block, flags=re.M):
+            excerpt = [line for line in part.splitlines() if line.strip()]
+            if not excerpt:
+                continue
+            found = next((i for i in range(position, len(printed) - len(excerpt) + 1)
+                          if printed[i:i + len(excerpt)] == excerpt), None)
+            if found is None:
+                wrong.append(f"  {TOUR}: this excerpt is not what demos/tour prints, after its previous one:\n    " +
+                             "\n    ".join(excerpt[:3]))
+            else:
+                position = found + len(excerpt)
+    return wrong
+
+
+def check_tour(build):
+    text = open(TOUR, encoding="utf-8").read()
+    wrong = [f"  {TOUR}: `{path}:{function}` is not defined there" for path, function in named_functions(text)
+             if not os.path.exists(path) or not defines(path, function)]
+    if build is not None:
+        import subprocess
+        printed = subprocess.run([os.path.join(build, "demos", "tour")], capture_output=True, text=True, check=True)
+        wrong += quoted_but_not_printed(text, as_avx512_prints_it(printed.stdout.splitlines()))
+    return wrong
 
 
 def main():
@@ -52,6 +110,7 @@ def main():
                 found = glob.glob(path.rstrip("/"))
             if not found:
                 missing.append(f"  {document}: `{path}`")
+    missing += check_tour(build)
     # The README shows examples/first_program.cpp whole; a test builds and runs that file.
     if open("examples/first_program.cpp", encoding="utf-8").read() not in open("README.md", encoding="utf-8").read():
         missing.append("  README.md: its copy of `examples/first_program.cpp` differs from the file")
