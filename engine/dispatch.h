@@ -208,9 +208,9 @@ void trace_autograd(const Tensor& output, const std::vector<Tensor>& tensors, co
   if (autograd::all_inference(args...)) return trace::say("autograd: inference tensors only: no node");
   if (!Differentiable<Op>) return trace::say("autograd: not differentiable: no node");
   const auto node = output.defined() ? output.grad_fn() : nullptr;
-  const bool is_an_input = std::any_of(tensors.begin(), tensors.end(), [&](const Tensor& t) {
-    return Op::kind != OpKind::InPlace && t.defined() && t.impl() == output.impl();
-  });
+  const bool is_an_input = Op::kind != OpKind::InPlace &&
+                           std::any_of(tensors.begin(), tensors.end(),
+                                       [&](const Tensor& t) { return t.defined() && t.impl() == output.impl(); });
   if (!node || is_an_input || !output.is_floating_point()) return trace::say("autograd: no node for this output");
   if (Op::kind == OpKind::InPlace && output._is_view()) autograd::trace_lines::recorded_on_a_view(output);
   else autograd::trace_lines::recorded(*node);

@@ -179,6 +179,7 @@ TEST_CASE("the chapter's step: each product's kernel line names the implementati
     });
     const std::vector<std::string> kernels = lines_after(text, "kernel: CPU gemm");
     CHECK(products == 5);
+    CHECK(text.find("profiler: event aten::addmm inside aten::linear\n") != std::string::npos);
     REQUIRE(kernels.size() == 5);
     for (const std::string& kernel : kernels) {
       INFO(kernel);

@@ -256,7 +256,7 @@ class OpEvent {
       open(args...);
     // A step (steps.h: aten::empty inside a factory, clone's aten::copy_) has no call<Op> to write
     // its line in the dispatch trace, so its event does: the name, and its kernel's lines under it.
-    if constexpr (std::is_same_v<std::remove_cv_t<decltype(Op::kind)>, detail::Traffic>)
+    if constexpr (is_step)
       if (trace::enabled()) [[unlikely]] {
         trace::say(Op::name);
         trace::enter();
@@ -266,13 +266,16 @@ class OpEvent {
   ~OpEvent() {
     if (handle_.is_open()) [[unlikely]]
       detail::close(handle_);
-    if (traced_) [[unlikely]]
-      trace::leave();
+    if constexpr (is_step)
+      if (traced_) [[unlikely]]
+        trace::leave();
   }
   OpEvent(const OpEvent&) = delete;
   OpEvent& operator=(const OpEvent&) = delete;
 
  private:
+  static constexpr bool is_step = std::is_same_v<std::remove_cv_t<decltype(Op::kind)>, detail::Traffic>;
+
   template <typename... Args>
   [[gnu::noinline]] void open(const Args&... args) {
     using Kind = std::remove_cv_t<decltype(Op::kind)>;  // dispatch.h's OpKind, or a step's Traffic (steps.h)
