@@ -7,6 +7,7 @@
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/memory_layout.h"
+#include "profiler/memory_category.h"
 
 namespace ember::autograd {
 
@@ -25,6 +26,7 @@ bool obeys_layout_contract(const Tensor& grad, const Dims& strides) {
 
 Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
   accumulate_grad(Tensor(variable), new_grad);
+  profiler::tag_memory(Tensor(variable), profiler::MemoryCategory::Parameter);  // a leaf that learns
   return {};
 }
 
@@ -58,6 +60,7 @@ void accumulate_grad(const Tensor& leaf, const Tensor& new_grad) {
   } else {  // under create_graph a new tensor, so that the gradient's graph includes both terms
     grad = grad + new_grad;
   }
+  profiler::tag_memory(grad, profiler::MemoryCategory::Gradient);
 }
 
 }  // namespace ember::autograd

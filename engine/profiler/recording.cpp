@@ -24,6 +24,7 @@
 #include "core/allocator.h"
 #include "core/cuda_backend.h"
 #include "core/warning.h"
+#include "memory_log.h"
 #include "profiler.h"
 #include "thread_buffer.h"
 
@@ -127,9 +128,11 @@ constexpr const char* kMemoryEventName = "[memory]";
 
 // Bytes allocated (delta > 0) or freed on this thread: counted on its innermost open event, or,
 // with profile_memory, outside every event, on an event of their own named "[memory]" (PyTorch's
-// top-level memory events: an instant, at top level, with no shapes).
-void count_allocation(Device device, int64_t delta) {
+// top-level memory events: an instant, at top level, with no shapes), and kept in the memory log
+// that a memory timeline is drawn from (memory_log.h).
+void count_allocation(Device device, const void* data, int64_t delta) {
   const bool own_events = record_memory.load(std::memory_order_relaxed);
+  if (own_events) note_memory(device, data, delta);
   ThreadBuffer* buffer = own_events ? buffer_of_this_thread() : this_thread;
   if (buffer == nullptr) return;
   const uint64_t session = current_session.load(std::memory_order_acquire);
@@ -162,6 +165,7 @@ void count_allocation(Device device, int64_t delta) {
 
 Handle open_op(const char* name, Traffic traffic, const Argument* arguments, size_t count, int64_t bytes_read,
                int64_t bytes_overwritten) {
+  if (record_memory.load(std::memory_order_relaxed)) note_op_arguments(arguments, count);  // inputs, parameters
   return open(name, [&](ThreadBuffer& buffer, RawEvent& event) {
     event.name = name;
     event.traffic = traffic;
@@ -222,6 +226,7 @@ void begin_session(const ProfilerOptions& options) {
   if (cuda) cuda::start_timeline();
   record_cuda.store(cuda);
   session_start_ns = now_ns();
+  if (options.profile_memory && records_events) begin_memory_log(session_start_ns);
   set_allocation_observer(count_allocation);
   current_session.store(records_events ? ++last_session : 0, std::memory_order_release);
   session_running = true;
@@ -313,6 +318,7 @@ std::vector<Event> end_session() {
   recording.store(nvtx_guards.load() > 0);
   set_allocation_observer(nullptr);
   record_memory.store(false);
+  end_memory_log(stop_ns);
   GpuStamps gpu;
   if (record_cuda.exchange(false)) {
     gpu.stop_mark = cuda::mark_timeline();
