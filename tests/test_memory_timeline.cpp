@@ -12,6 +12,7 @@
 #include <set>
 #include <unistd.h>
 
+#include "device_cases.h"
 #include "ember.h"
 
 using namespace ember;
@@ -165,6 +166,28 @@ TEST_CASE("Adam's state is optimizer state: exp_avg, exp_avg_sq and the step cou
   CHECK(bytes_of(bytes, MemoryCategory::OptimizerState) == 2 * (8 * 4 + 4) * 4 + 2 * 4);  // 2 moments, 2 steps
   CHECK(bytes_of(bytes, MemoryCategory::Parameter) == (8 * 4 + 4) * 4);
   CHECK(bytes_of(bytes, MemoryCategory::Gradient) == (8 * 4 + 4) * 4);
+}
+
+// A device's blocks come from its caching allocator, 512 bytes at least (the checking device's alike).
+DEVICE_TEST_CASE("a device's memory timeline counts its own blocks by category, none of the CPU's",
+                 "[profiler][memory_timeline]") {
+  nn::Linear layer(8, 4);
+  layer->to(device);
+  const Tensor x = ones({16, 8}, Options(device));
+  optim::SGD sgd(layer->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  profiler::Profiler prof({.profile_memory = true});
+  layer(x).sum().backward();
+  sgd.step();
+  mark("stepped");
+  prof.stop();
+  const auto on_device = prof.memory_timeline(device).at(marked_at(prof, "stepped"));
+  CHECK(bytes_of(on_device, MemoryCategory::Parameter) == 2 * 512);  // weight [4, 8] and bias [4]: a block each
+  CHECK(bytes_of(on_device, MemoryCategory::Gradient) == 2 * 512);
+  CHECK(bytes_of(on_device, MemoryCategory::OptimizerState) == 2 * 512);
+  CHECK(bytes_of(on_device, MemoryCategory::Input) == 512);
+  const auto on_cpu = prof.memory_timeline(kCPU).at(marked_at(prof, "stepped"));
+  CHECK(bytes_of(on_cpu, MemoryCategory::Parameter) == 0);
+  CHECK(bytes_of(on_cpu, MemoryCategory::Gradient) == 0);
 }
 
 TEST_CASE("a block made before the profile and freed unseen is PyTorch's unknown, counted from the start",
