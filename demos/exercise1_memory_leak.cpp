@@ -2,7 +2,9 @@
 // printing memory_allocated() per step: keeping `loss` (with its graph), keeping `loss.item()`,
 // and keeping `loss` after backward() freed its graph's saved tensors. It names the tensors a
 // kept loss holds, checks they account for every byte of growth, shows which ops allocated them
-// (a step profiled with profile_memory), and draws the curves.
+// (a step profiled with profile_memory), and draws the curves. Each loop's memory timeline by
+// category (profiler/memory_timeline.h) shows what grows: activations, a forward pass a step, when
+// losses are kept; its chart and pages are written beside the others.
 //   build/demos/exercise1_memory_leak [output folder]   (default ./exercise-output)
 #include <cstdio>
 #include <iostream>
@@ -32,6 +34,14 @@ void report(const memory_leak::Result& result, const std::string& folder) {
   for (const auto& curve : result.curves)
     std::printf("  %-30s %8lld bytes%s\n", memory_leak::describe(curve.keep),
                 static_cast<long long>(curve.bytes_per_step()), curve.grows_linearly() ? "" : " (not a straight line)");
+
+  std::printf("\nthe memory timeline's activations (bytes saved for backward) after each step:\n");
+  for (const auto& curve : result.curves) {
+    const std::vector<int64_t>& a = curve.activation_bytes;
+    std::printf("  %-30s %lld, %lld, %lld, ..., %lld: %+lld bytes a step\n", memory_leak::describe(curve.keep),
+                static_cast<long long>(a[0]), static_cast<long long>(a[1]), static_cast<long long>(a[2]),
+                static_cast<long long>(a.back()), static_cast<long long>(a[1] - a[0]));
+  }
 
   std::printf("\nwhat one kept loss holds (each storage allocated in its step, once):\n");
   for (const auto& t : result.held)
@@ -67,6 +77,35 @@ void report(const memory_leak::Result& result, const std::string& folder) {
                                 {"Exercise 1: keeping the loss keeps its graph (" + result.device.str() + ")",
                                  "training step", "memory_allocated above the start (bytes; 0 is drawn at 1)",
                                  /*log_y_floor=*/1, /*linear_inset=*/true});
+
+  Table activations;
+  activations.columns = {"step"};
+  for (const auto& curve : result.curves) {
+    const std::vector<int64_t>& a = curve.activation_bytes;
+    activations.columns.push_back(std::string(memory_leak::describe(curve.keep)) + ": +" + std::to_string(a[1] - a[0]) +
+                                  " bytes of activations a step");
+  }
+  for (size_t step = 0; step < steps; ++step) {
+    std::vector<double> row = {static_cast<double>(step + 1)};
+    for (const auto& curve : result.curves) row.push_back(static_cast<double>(curve.activation_bytes[step]));
+    activations.rows.push_back(row);
+  }
+  const ChartStyle style{"Exercise 1: activations in each loop's memory timeline (" + result.device.str() + ")",
+                         "training step", "activations held after the step (bytes saved for backward)"};
+  std::cout << write_line_chart(folder + "/exercise1_activations_" + device_name, activations, style);
+  // Each loop's whole timeline, by category: a PNG (gnuplot) and a page that needs nothing to be read.
+  const char* names[] = {"keep_loss", "keep_item", "keep_loss_after_backward"};
+  for (size_t i = 0; i < result.curves.size(); ++i) {
+    const std::string stem = folder + "/exercise1_timeline_" + names[i] + "_" + device_name;
+    for (const char* extension : {".png", ".html"}) {
+      try {
+        result.curves[i].timeline->export_memory_timeline(stem + extension);
+        std::cout << "  wrote " << stem << extension << "\n";
+      } catch (const Error& e) {
+        std::cout << "  no " << stem << extension << ": " << e.what() << "\n";
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -69,6 +69,19 @@ TEST_CASE("exercise 1: after backward a kept loss holds only its own bytes", "[e
   CHECK(result.loss_bytes == 4);
 }
 
+TEST_CASE("exercise 1: the memory timeline's activations grow a forward pass a step only while losses are kept",
+          "[exercises][memory_timeline]") {
+  const memory_leak::Result result = memory_leak::run(kCPU, 6);
+  // What a kept loss holds, less the loss itself (made by the loss op, saved by no node: a temporary).
+  const int64_t saved_per_step = result.held_bytes - result.loss_bytes;
+  CHECK(saved_per_step == 66820);
+  std::vector<int64_t> growing;
+  for (int64_t step = 1; step <= 6; ++step) growing.push_back(step * saved_per_step);
+  CHECK(result.curves[0].activation_bytes == growing);
+  CHECK(result.curves[1].activation_bytes == std::vector<int64_t>(6, 0));
+  CHECK(result.curves[2].activation_bytes == std::vector<int64_t>(6, 0));
+}
+
 TEST_CASE("exercise 2: bf16 autocast returns bf16 with an error at bf16's level, not float32's", "[exercises]") {
   const autocast_speed::Model small{.layers = 3, .width = 128, .batch = 32};
   const bench::Settings quick{.warmup_seconds = 0, .min_sample_seconds = 0, .seconds_per_case = 0, .min_samples = 3};

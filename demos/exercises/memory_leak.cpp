@@ -61,13 +61,22 @@ Curve run_loop(Keep keep, Device device, int steps) {
   step();  // warm-up: the first backward allocates every .grad, which then stays
   const int64_t before = memory_allocated(device);
   Curve curve{keep, {}};
+  profiler::Profiler prof({.profile_memory = true});  // the timeline says what the bytes are
+  const char* const marker = "exercise 1: a step ended";
   for (int i = 0; i < steps; ++i) {
     Tensor loss = step();
     if (keep == Keep::Item) kept_numbers.push_back(loss.item<float>());
     else kept_losses.push_back(loss);
     loss = Tensor();  // measured once the step's own variables are gone, as at the top of a loop
     curve.bytes.push_back(memory_allocated(device) - before);
+    auto range = profiler::record_function(marker);
   }
+  prof.stop();
+  curve.timeline = std::make_shared<const profiler::MemoryTimeline>(prof.memory_timeline(device));
+  for (const profiler::Event& event : prof.events().events())
+    if (event.name == marker)
+      curve.activation_bytes.push_back(
+          curve.timeline->at(event.start_ns)[static_cast<size_t>(profiler::MemoryCategory::Activation)]);
   return curve;
 }
 

@@ -5,8 +5,11 @@
 // number) grows by nothing. And once backward() has run on a loss, the graph has freed its saved
 // tensors (backward without retain_graph): a kept loss then costs only its own bytes. The figures
 // are measured, and the bytes per step are checked against the saved tensors the graph lists.
+// Each loop is also profiled with profile_memory, so its memory timeline says *what* grows: the
+// activations, step by step, when losses are kept; nothing with .item().
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,9 @@ const char* describe(Keep keep);
 struct Curve {
   Keep keep = Keep::Loss;
   std::vector<int64_t> bytes;
+  // The memory timeline's activations (bytes saved for backward) after each step, and the timeline.
+  std::vector<int64_t> activation_bytes;
+  std::shared_ptr<const ember::profiler::MemoryTimeline> timeline;
   // The growth of the last step (the curve is a straight line: every step grows by the same).
   int64_t bytes_per_step() const;
   bool grows_linearly() const;  // every step grew by bytes_per_step()

@@ -7,6 +7,7 @@
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "core/memory_layout.h"
+#include "profiler/memory_category.h"
 #include "trace_lines.h"
 
 namespace ember::autograd {
@@ -32,6 +33,7 @@ void traced(const Tensor& leaf, const Tensor& new_grad, trace_lines::Accumulatio
 
 Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
   accumulate_grad(Tensor(variable), new_grad);
+  profiler::tag_memory(Tensor(variable), profiler::MemoryCategory::Parameter);  // a leaf that learns
   return {};
 }
 
@@ -70,6 +72,7 @@ void accumulate_grad(const Tensor& leaf, const Tensor& new_grad) {
     grad = grad + new_grad;
     traced(leaf, new_grad, trace_lines::Accumulation::AddedOutOfPlace);
   }
+  profiler::tag_memory(grad, profiler::MemoryCategory::Gradient);
 }
 
 }  // namespace ember::autograd

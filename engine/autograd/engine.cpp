@@ -100,6 +100,7 @@ std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<
     if (slots.empty()) slots.resize(edge.node->num_outputs);
     Tensor& slot = slots[edge.input_nr];
     slot = slot.defined() ? slot + gradient : std::move(gradient);
+    profiler::tag_memory(slot, profiler::MemoryCategory::AutogradDetail);  // memory_category.h
   };
   std::unordered_map<Node*, std::vector<Tensor>> captured;  // what arrived at autograd::grad's inputs
   std::priority_queue<std::shared_ptr<Node>, std::vector<std::shared_ptr<Node>>, LaterFirst> ready;

@@ -9,6 +9,7 @@
 #include "autograd_meta.h"
 #include "core/grad_mode.h"
 #include "node.h"
+#include "profiler/memory_category.h"
 #include "record.h"
 
 namespace ember::autograd {
@@ -32,6 +33,7 @@ SavedTensor::SavedTensor(const Tensor& input) {
     return;
   }
   tensor_ = input;
+  profiler::tag_memory(tensor_, profiler::MemoryCategory::Activation);  // what a node keeps for backward
 }
 
 SavedTensor SavedTensor::output(const Tensor& result, uint32_t output_nr) {
@@ -45,6 +47,7 @@ SavedTensor SavedTensor::output(const Tensor& result, uint32_t output_nr) {
   if (const auto& hooks = current_saved_tensors_hooks()) [[unlikely]]
     saved.pack_with(hooks, alias, alias);
   else saved.tensor_ = std::move(alias);
+  profiler::tag_memory(saved.tensor_, profiler::MemoryCategory::Activation);
   return saved;
 }
 

@@ -43,13 +43,13 @@ void* allocate_bytes(Device device, int64_t nbytes) {
   if (device.is_cpu()) {
     data = cpu_block_cache::allocate(nbytes);
     if (told) [[unlikely]]
-      told(device, nbytes);
+      told(device, data, nbytes);
   } else {
     const int64_t before = told ? memory_allocated(device) : 0;
     data = device.is_checked() ? checking_device::allocate(valid_index(device), nbytes)
                                : cuda::allocate(device.index, nbytes);  // counted by the device's caching allocator
     if (told) [[unlikely]]
-      told(device, memory_allocated(device) - before);  // the block handed out
+      told(device, data, memory_allocated(device) - before);  // the block handed out
   }
   return data;
 }
@@ -60,13 +60,13 @@ void free_bytes(Device device, void* data, int64_t nbytes) {
   if (device.is_cpu()) {
     cpu_block_cache::release(data, nbytes);
     if (told) [[unlikely]]
-      told(device, -nbytes);
+      told(device, data, -nbytes);
   } else {
     const int64_t before = told ? memory_allocated(device) : 0;
     if (device.is_checked()) checking_device::free(device.index, data);
     else cuda::free(device.index, data);
     if (told) [[unlikely]]
-      told(device, memory_allocated(device) - before);  // the block given back
+      told(device, data, memory_allocated(device) - before);  // the block given back
   }
 }
 

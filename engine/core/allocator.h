@@ -22,11 +22,12 @@ void free_bytes(Device device, void* data, int64_t nbytes);
 // a checked memcpy on the checking device.
 void copy_bytes(Device device, void* dst, const void* src, int64_t nbytes, cuda::CopyKind kind);
 
-// Someone told of every allocation (+bytes) and free (-bytes), on the allocating thread: the
-// profiler, which counts the bytes each op allocates. CPU bytes as requested, CUDA bytes as the
-// block handed out (what memory_allocated counts), as PyTorch's profiler reports each. One at a
-// time; null when nobody listens.
-using AllocationObserver = void (*)(Device device, int64_t delta);
+// Someone told of every allocation (+bytes) and free (-bytes) of the block at `data`, on the
+// allocating thread: the profiler, which counts the bytes each op allocates and, with
+// profile_memory, follows each block from allocation to free (memory_timeline.h). CPU bytes as
+// requested, CUDA bytes as the block handed out (what memory_allocated counts), as PyTorch's
+// profiler reports each. One at a time; null when nobody listens.
+using AllocationObserver = void (*)(Device device, const void* data, int64_t delta);
 void set_allocation_observer(AllocationObserver observer);
 
 int64_t memory_allocated(Device device = kCPU);

@@ -2,6 +2,7 @@
 #include "module.h"
 
 #include "core/grad_mode.h"
+#include "profiler/memory_category.h"
 
 namespace ember::nn {
 
@@ -103,6 +104,7 @@ Tensor& Module::register_parameter(const std::string& name, const Tensor& data) 
   EMBER_CHECK(name.find('.') == std::string::npos, "Parameter name must not contain a dot (got '", name, "')");
   Tensor parameter = data;
   if (parameter.defined()) parameter.requires_grad_(true);
+  profiler::tag_memory(parameter, profiler::MemoryCategory::Parameter);
   for (auto& [registered, tensor] : parameters_)
     if (registered == name) return tensor = parameter;
   parameters_.emplace_back(name, parameter);

@@ -8,6 +8,12 @@
 
 namespace ember::optim {
 
+void Optimizer::tag_memory(const Tensor& param, const OptimizerParamState& state) {
+  profiler::tag_memory(param, profiler::MemoryCategory::Parameter);
+  for (const auto& [name, tensor] : state.named_tensors())
+    profiler::tag_memory(tensor, profiler::MemoryCategory::OptimizerState);
+}
+
 // libtorch's text (its TORCH_CHECK(has_options()), as libtorch_cpu.so 1.13 holds it).
 constexpr const char* kNoOptions =
     "Expected has_options() to be true, but got false.  (Could this error message be improved?  If so, please "

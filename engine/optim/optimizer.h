@@ -16,6 +16,7 @@
 #include "core/arg.h"  // TORCH_ARG, which the optimizers' options are written with
 #include "core/grad_mode.h"
 #include "core/tensor.h"
+#include "profiler/memory_category.h"
 
 namespace ember::optim {
 
@@ -126,6 +127,7 @@ class Optimizer {
   virtual std::unique_ptr<OptimizerParamState> make_param_state() const = 0;
   // A step's loop, under no_grad: update(param, its group's options, its state) for each parameter
   // that has a gradient. A parameter's state is made (make_param_state) when it first gets here.
+  // While a profile records memory, each step says what the parameter and its state are for.
   template <typename Options, typename State, typename Update>
   void update_each(Update update) {
     NoGradGuard no_grad;
@@ -136,11 +138,14 @@ class Optimizer {
         std::unique_ptr<OptimizerParamState>& state = state_[param.impl()];
         if (!state) state = make_param_state();
         update(param, options, static_cast<State&>(*state));
+        if (profiler::detail::tagging_memory.load(std::memory_order_relaxed)) [[unlikely]]
+          tag_memory(param, *state);
       }
     }
   }
 
  private:
+  static void tag_memory(const Tensor& param, const OptimizerParamState& state);  // memory_category.h
   std::vector<OptimizerParamGroup> param_groups_;
   std::map<const TensorImpl*, std::unique_ptr<OptimizerParamState>> state_;
   std::unique_ptr<OptimizerOptions> defaults_;

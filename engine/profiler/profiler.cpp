@@ -4,6 +4,7 @@
 #include "profiler.h"
 
 #include "core/cuda_backend.h"
+#include "memory_log.h"
 
 namespace ember::profiler {
 
@@ -34,11 +35,13 @@ void Profiler::start() {
   running_ = true;
   finished_ = false;
   events_ = EventList();
+  memory_log_.reset();
 }
 
 void Profiler::stop() {
   EMBER_CHECK(running_, "Can't disable Kineto profiler when it's not running");
   std::vector<Event> events = detail::end_session();
+  memory_log_ = detail::take_memory_log();
   running_ = false;
   for (Event& event : events) {
     if (options_.with_flops) event.flops = flops_of(event);
@@ -59,5 +62,16 @@ KeyAverages Profiler::key_averages(bool group_by_input_shape) const {
 }
 
 void Profiler::export_chrome_trace(const std::string& path) const { events().export_chrome_trace(path); }
+
+MemoryTimeline Profiler::memory_timeline(std::optional<Device> device) const {
+  events();  // asks that it has stopped
+  // PyTorch's ValueError; ember needs neither record_shapes nor with_stack, which PyTorch names too.
+  if (!memory_log_) throw ValueError("profile_memory=True required for memory profiling.");
+  return MemoryTimeline(*memory_log_, device.value_or(cuda::is_available() ? Device(DeviceType::CUDA, 0) : kCPU));
+}
+
+void Profiler::export_memory_timeline(const std::string& path, std::optional<Device> device) const {
+  memory_timeline(device).export_memory_timeline(path);
+}
 
 }  // namespace ember::profiler

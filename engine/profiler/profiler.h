@@ -18,6 +18,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,6 +28,8 @@
 
 #include "core/dispatch_trace.h"
 #include "core/tensor.h"
+#include "memory_category.h"
+#include "memory_timeline.h"
 
 namespace ember::profiler {
 
@@ -165,12 +168,18 @@ class Profiler {
   const EventList& events() const;
   KeyAverages key_averages(bool group_by_input_shape = false) const;
   void export_chrome_trace(const std::string& path) const;
+  // With profile_memory: the bytes of `device` by category over time (memory_timeline.h), and
+  // that timeline written as .json, .png or .html. No device: the first GPU if there is one, else
+  // the CPU, as PyTorch's export_memory_timeline chooses.
+  MemoryTimeline memory_timeline(std::optional<Device> device = std::nullopt) const;
+  void export_memory_timeline(const std::string& path, std::optional<Device> device = std::nullopt) const;
 
  private:
   ProfilerOptions options_;
   bool running_ = false;
   bool finished_ = false;
   EventList events_;
+  std::shared_ptr<const detail::MemoryLog> memory_log_;  // with profile_memory, once stopped
 };
 
 // ---- recording (profiler_recording.cpp) ----

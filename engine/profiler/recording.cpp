@@ -24,6 +24,7 @@
 #include "core/allocator.h"
 #include "core/cuda_backend.h"
 #include "core/warning.h"
+#include "memory_log.h"
 #include "profiler.h"
 #include "thread_buffer.h"
 
@@ -128,7 +129,7 @@ constexpr const char* kMemoryEventName = "[memory]";
 // Bytes allocated (delta > 0) or freed on this thread: counted on its innermost open event, or,
 // with profile_memory, outside every event, on an event of their own named "[memory]" (PyTorch's
 // top-level memory events: an instant, at top level, with no shapes).
-void count_allocation(Device device, int64_t delta) {
+void count_allocation(Device device, const void*, int64_t delta) {
   const bool own_events = record_memory.load(std::memory_order_relaxed);
   ThreadBuffer* buffer = own_events ? buffer_of_this_thread() : this_thread;
   if (buffer == nullptr) return;
@@ -158,10 +159,19 @@ void count_allocation(Device device, int64_t delta) {
   else freed -= delta;
 }
 
+// The observer with profile_memory: the same, and the block kept in the memory log that a memory
+// timeline is drawn from (memory_log.h). A profile without it pays nothing for the log.
+void count_and_log_allocation(Device device, const void* data, int64_t delta) {
+  note_memory(device, data, delta);
+  count_allocation(device, data, delta);
+}
+
 }  // namespace
 
 Handle open_op(const char* name, Traffic traffic, const Argument* arguments, size_t count, int64_t bytes_read,
                int64_t bytes_overwritten) {
+  if (record_memory.load(std::memory_order_relaxed)) [[unlikely]]
+    note_op_arguments(arguments, count);  // inputs, parameters (memory_log.h)
   return open(name, [&](ThreadBuffer& buffer, RawEvent& event) {
     event.name = name;
     event.traffic = traffic;
@@ -222,7 +232,9 @@ void begin_session(const ProfilerOptions& options) {
   if (cuda) cuda::start_timeline();
   record_cuda.store(cuda);
   session_start_ns = now_ns();
-  set_allocation_observer(count_allocation);
+  const bool log_memory = options.profile_memory && records_events;
+  if (log_memory) begin_memory_log(session_start_ns);
+  set_allocation_observer(log_memory ? count_and_log_allocation : count_allocation);
   current_session.store(records_events ? ++last_session : 0, std::memory_order_release);
   session_running = true;
   recording.store(records_events || nvtx_guards.load() > 0, std::memory_order_release);
@@ -313,6 +325,7 @@ std::vector<Event> end_session() {
   recording.store(nvtx_guards.load() > 0);
   set_allocation_observer(nullptr);
   record_memory.store(false);
+  end_memory_log(stop_ns);
   GpuStamps gpu;
   if (record_cuda.exchange(false)) {
     gpu.stop_mark = cuda::mark_timeline();

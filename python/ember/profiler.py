@@ -158,6 +158,13 @@ class profile:
     def export_chrome_trace(self, path):
         self.profiler.export_chrome_trace(path)
 
+    def export_memory_timeline(self, path, device=None):
+        """The memory of `device` by category over time (parameter, optimizer state, input, temporary,
+        activation, gradient, autograd detail), needing profile_memory=True: by the path's suffix
+        .json (torch's [times, sizes] points), .png (a chart drawn by gnuplot) or .html (one page, the
+        chart as inline SVG). No device: "cuda:0" where a GPU is, else "cpu", as torch chooses."""
+        self.profiler.export_memory_timeline(path, device)
+
 
 class record_function:
     """A range of your own, shown in the profile like an op: `with record_function("data loading"):`."""

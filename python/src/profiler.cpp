@@ -99,7 +99,9 @@ void bind_profiler(py::module_& m) {
              return events;
            })
       .def("key_averages", &Profiler::key_averages, py::arg("group_by_input_shape") = false)
-      .def("export_chrome_trace", &Profiler::export_chrome_trace, py::arg("path"));
+      .def("export_chrome_trace", &Profiler::export_chrome_trace, py::arg("path"))
+      .def("export_memory_timeline", &Profiler::export_memory_timeline, py::arg("path"),
+           py::arg("device") = std::optional<Device>());
 
   py::class_<RecordFunctionScope>(p, "_RecordFunction")
       .def(py::init<std::string>(), py::arg("name"))
