@@ -171,8 +171,10 @@ auto compute_and_record(const Args&... args) {
 }
 
 // Steps 3 and 4: the compute alone where autograd has nothing to do, else compute_and_record.
+// Always inlined, as is cast_and_run: traced_call calls them too, and a second caller must not
+// cost every untraced call a function call (a += b took 9% longer).
 template <typename Op, typename... Args>
-auto run(const Args&... args) {
+[[gnu::always_inline]] inline auto run(const Args&... args) {
   if constexpr (Op::kind == OpKind::Composite) return Op::compute(args...);  // its public ops record their nodes
   else if (autograd::skips_autograd(args...)) return Op::compute(args...);   // Note [Inference tensors skip autograd]
   else return compute_and_record<Op>(args...);
@@ -181,7 +183,7 @@ auto run(const Args&... args) {
 // Steps 2 to 4: autocast casts the tensor arguments per the op's policy (the ops it calls, the
 // casts included, see autocast off), then run.
 template <typename Op, typename... Args>
-auto cast_and_run(const Args&... args) {
+[[gnu::always_inline]] inline auto cast_and_run(const Args&... args) {
   if constexpr (Op::cast_policy != CastPolicy::None) {
     if (autocast::active) [[unlikely]] {
       if (const auto target = autocast::target_of(Op::cast_policy, args...)) {

@@ -34,15 +34,20 @@ class Kernel<Result(Args...)> {
   Result operator()(Args... args) const {
     if (!fn_) [[unlikely]]
       missing_kernel(name_, device_name_);
-    if (trace::enabled()) [[unlikely]] {  // "kernel: CPU gemm", the kernel's own lines under it
-      trace::say("kernel: ", device_name_, " ", name_);
-      trace::Indent inside;
-      return fn_(args...);
-    }
+    if (trace::enabled()) [[unlikely]]
+      return traced(args...);
     return fn_(args...);
   }
 
  private:
+  // "kernel: CPU gemm" in the dispatch trace, the kernel's own lines under it; out of line, so that
+  // the untraced call stays small enough to inline.
+  [[gnu::noinline]] Result traced(Args... args) const {
+    trace::say("kernel: ", device_name_, " ", name_);
+    trace::Indent inside;
+    return fn_(args...);
+  }
+
   const char* name_;
   const char* device_name_;
   Result (*fn_)(Args...) = nullptr;
