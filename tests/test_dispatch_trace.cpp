@@ -192,3 +192,12 @@ TEST_CASE("the chapter's step: each product's kernel line names the implementati
   big->zero_grad();
   set_num_threads(threads);
 }
+
+TEST_CASE("the trace never gives a dead tensor's name to a new one, however many it has seen", "[trace]") {
+  Tensor x = ones({1});
+  DispatchTrace trace;
+  for (int i = 0; i < 3000; ++i) x + x;  // each sum dies at once; the next is likely made at its address
+  const std::string text = trace.text();
+  CHECK(text.find("output t1: ") != std::string::npos);
+  CHECK(text.find("output t3000: [1] float32, version 0") != std::string::npos);
+}

@@ -1,6 +1,7 @@
 // The dispatch trace's sink and its names for tensors (dispatch_trace.h).
 #include "dispatch_trace.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -19,32 +20,41 @@ struct DispatchTrace::Sink {
 
 namespace {
 
-// A name handed out for an object the trace saw, valid while that object lives.
+// The names handed out for one kind of object: by address, each valid while its object lives.
 template <typename Object>
-struct Named {
-  std::weak_ptr<Object> object;
-  int64_t number;
+struct Names {
+  struct Named {
+    std::weak_ptr<Object> object;
+    int64_t number;
+  };
+  std::unordered_map<const Object*, Named> by_address;
+  int64_t handed_out = 0;
+  // Each weak_ptr holds its dead object's small block, so the names of dead objects are dropped
+  // when the map has grown to this: a long EMBER_TRACE=1 run keeps about twice the live ones.
+  size_t drop_dead_at = 1024;
+
+  int64_t number_of(const std::shared_ptr<Object>& object) {
+    if (by_address.size() >= drop_dead_at) {
+      std::erase_if(by_address, [](const auto& entry) { return entry.second.object.expired(); });
+      drop_dead_at = std::max<size_t>(1024, 2 * by_address.size());
+    }
+    auto [entry, inserted] = by_address.try_emplace(object.get(), Named{object, 0});
+    if (inserted || entry->second.object.lock() != object) entry->second = {object, handed_out++};
+    return entry->second.number;
+  }
+  void clear() { *this = Names(); }
 };
 
 std::mutex mutex;
 std::vector<DispatchTrace::Sink*> sinks;
-std::unordered_map<const TensorImpl*, Named<TensorImpl>> tensor_names;
-std::unordered_map<const Storage*, Named<Storage>> storage_names;
-int64_t tensors_named = 0, storages_named = 0;
+Names<TensorImpl> tensor_names;
+Names<Storage> storage_names;
 thread_local int depth = 0;
 thread_local const char* enclosing_op = nullptr;
 // The error the trace last wrote and the depth it was at: the same error leaving the calls around
 // that one is not written again.
 thread_local std::string last_error;
 thread_local int last_error_depth = -1;
-
-template <typename Object>
-int64_t number_of(const std::shared_ptr<Object>& object, std::unordered_map<const Object*, Named<Object>>& names,
-                  int64_t& count) {
-  auto [entry, inserted] = names.try_emplace(object.get(), Named<Object>{object, 0});
-  if (inserted || entry->second.object.lock() != object) entry->second = {object, count++};
-  return entry->second.number;
-}
 
 // EMBER_TRACE=1 traces the whole program to stderr, from before main to exit.
 [[maybe_unused]] const bool traced_from_the_environment = [] {
@@ -85,13 +95,13 @@ void error(const std::exception& error) {
 std::string name_of(const Tensor& t) {
   if (!t.defined()) return "None";
   std::lock_guard<std::mutex> lock(mutex);
-  return "t" + std::to_string(number_of(t.impl_ptr(), tensor_names, tensors_named));
+  return str_cat("t", tensor_names.number_of(t.impl_ptr()));
 }
 
 std::string storage_name_of(const Tensor& t) {
   if (!t.defined()) return "None";
   std::lock_guard<std::mutex> lock(mutex);
-  return "s" + std::to_string(number_of(t.impl()->storage, storage_names, storages_named));
+  return str_cat("s", storage_names.number_of(t.impl()->storage));
 }
 
 }  // namespace trace
@@ -112,7 +122,6 @@ DispatchTrace::~DispatchTrace() {
     trace::on.store(false, std::memory_order_relaxed);
     tensor_names.clear();
     storage_names.clear();
-    tensors_named = storages_named = 0;
   }
 }
 
