@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "convert.h"
+#include "core/dispatch_trace.h"
 #include "element_math.h"
 #include "loops.h"
 #include "parallel.h"
@@ -202,6 +203,8 @@ void unary_in_pieces(UnaryOp op, T* out_data, const T* in_data, int64_t n, doubl
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, double exponent) {
   const int64_t n = in.numel();
+  if (trace::enabled()) [[unlikely]]
+    trace::say("loop: one contiguous run of ", n, n == 1 ? " element" : " elements", ", in blocks of 64 bytes");
   switch (in.dtype()) {
     case DType::Float32: unary_in_pieces(op, out.data_ptr<float>(), in.data_ptr<float>(), n, exponent); return;
     case DType::Float64: unary_in_pieces(op, out.data_ptr<double>(), in.data_ptr<double>(), n, exponent); return;

@@ -4,15 +4,18 @@
 // tensors become a single run; the body is then called once per innermost run with the
 // operands' pointers and byte strides, and a body can special-case unit strides for speed.
 // Above kGrainSize elements the runs (or the one long run, in pieces) are shared among the
-// threads (parallel.h), so a body must only write its own run's outputs.
+// threads (parallel.h), so a body must only write its own run's outputs. The dispatch trace shows
+// the runs it found ("loop: one contiguous run of 131072 elements").
 #pragma once
 #include <algorithm>
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <tuple>
 #include <utility>
 
+#include "core/dispatch_trace.h"
 #include "core/tensor.h"
 #include "parallel.h"
 
@@ -51,6 +54,9 @@ void for_each_run(const Operands<N>& operands, Body&& body) {
   if (std::all_of(operands.begin(), operands.end(), [](const Tensor& t) { return t.is_contiguous(); })) {
     std::array<int64_t, N> unit;
     for (size_t k = 0; k < N; ++k) unit[k] = operands[k].get().element_size();
+    if (trace::enabled()) [[unlikely]]
+      trace::say("loop: one contiguous run of ", operands[0].get().numel(),
+                 operands[0].get().numel() == 1 ? " element" : " elements");
     one_run<N>(base, unit, operands[0].get().numel(), body);
     return;
   }
@@ -83,7 +89,12 @@ void for_each_run(const Operands<N>& operands, Body&& body) {
   for (size_t k = 0; k < N; ++k) inner_stride[k] = strides[k][inner];
   int64_t outer = 1;
   for (int64_t d = 0; d < inner; ++d) outer *= merged_sizes[d];
-
+  if (trace::enabled()) [[unlikely]] {  // "loop: 512 runs of 256 elements, byte strides 4 0 4"
+    std::string byte_strides;
+    for (int64_t stride : inner_stride) byte_strides += str_cat(" ", stride);
+    trace::say("loop: ", outer, outer == 1 ? " run of " : " runs of ", count, count == 1 ? " element" : " elements",
+               ", byte strides", byte_strides);
+  }
   if (outer == 1) {
     one_run<N>(base, inner_stride, count, body);
     return;

@@ -55,13 +55,22 @@ def defines(path, function):
 
 def as_avx512_prints_it(lines):
     """On a CPU whose oneDNN has no bf16 matmul the tour's bf16 products are widened to float32
-    (kernels/matmul.cpp, gemm): the two lines that say so, read as the one line an AVX-512 CPU prints."""
-    read = []
+    (kernels/matmul.cpp, gemm): the line that says so, the operands' copies to float32, the float32
+    product and the result's copy back, read as the one line an AVX-512 CPU prints. The same
+    reading as tests/test_dispatch_trace.cpp's as_avx512_runs_it."""
+    read, widening, widened = [], False, False
     for line in lines:
-        if read and read[-1].strip() == "widened to float32: this CPU's oneDNN has no bf16 matmul":
-            read[-1] = line.replace("oneDNN float32 matmul", "oneDNN bf16 matmul")
-        else:
-            read.append(line)
+        trimmed = line.strip()
+        if trimmed == "widened to float32: this CPU's oneDNN has no bf16 matmul":
+            widening = True
+            continue
+        if (widening or widened) and trimmed.startswith("loop: "):
+            continue
+        widened = False
+        if widening and trimmed.startswith("oneDNN float32 matmul "):
+            widening, widened = False, True
+            line = line.replace("float32", "bf16", 1)
+        read.append(line)
     return read
 
 
