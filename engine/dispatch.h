@@ -128,9 +128,10 @@ void record_node(const Result& result, const Args&... args) {
 }
 
 // Steps 3 and 4 with autograd: compute below autograd, then record the node (an in-place op is
-// checked and saves before it writes, then bumps the version; a view records its base).
+// checked and saves before it writes, then bumps the version; a view records its base). Always
+// inlined, as run and cast_and_run are: see the note at run.
 template <typename Op, typename... Args>
-auto compute_and_record(const Args&... args) {
+[[gnu::always_inline]] inline auto compute_and_record(const Args&... args) {
   if constexpr (Op::kind == OpKind::InPlace) {
     const Tensor& self = std::get<0>(std::tie(args...));
     const bool any_requires_grad =
@@ -171,8 +172,9 @@ auto compute_and_record(const Args&... args) {
 }
 
 // Steps 3 and 4: the compute alone where autograd has nothing to do, else compute_and_record.
-// Always inlined, as is cast_and_run: traced_call calls them too, and a second caller must not
-// cost every untraced call a function call (a += b took 9% longer).
+// Always inlined, as are compute_and_record and cast_and_run: traced_call calls them too, and
+// GCC, given a second caller, kept them out of line, which cost every untraced in-place call a
+// function call (a += b took 9-12% longer).
 template <typename Op, typename... Args>
 [[gnu::always_inline]] inline auto run(const Args&... args) {
   if constexpr (Op::kind == OpKind::Composite) return Op::compute(args...);  // its public ops record their nodes
