@@ -1,7 +1,8 @@
 // What every demo program does with its command line and its failures: `--help` prints its usage,
 // an unexpected argument or an error (a file where the output folder should be, a folder it cannot
 // write) ends it with one line and exit status 1, never an abort. And the one way they hand a path
-// to another program through the shell (gnuplot, dot), quoted so that any path survives.
+// to another program through the shell (dot; gnuplot goes through engine/profiler/gnuplot.h),
+// quoted so that any path survives.
 #pragma once
 #include <cstdio>
 #include <exception>

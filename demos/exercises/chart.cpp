@@ -3,34 +3,22 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "command_line.h"
+#include "profiler/gnuplot.h"
 
 namespace exercises {
 namespace {
 
-bool gnuplot_found() { return std::system("command -v gnuplot >/dev/null 2>&1") == 0; }
-
-// A string in a gnuplot script, single-quoted: a quote inside is doubled.
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
+using ember::gnuplot::quoted;
 
 std::string draw(const std::string& path_stem, const std::string& script) {
   const std::string csv_line = "  wrote " + path_stem + ".csv\n";
-  if (!gnuplot_found())
+  if (!ember::gnuplot::found())
     return csv_line +
            "  no chart: gnuplot is not installed (apt-get install gnuplot-nox, or run the README's commands)\n";
-  const std::string script_path = path_stem + ".gnuplot";
-  std::ofstream(script_path) << script;
-  const int status = std::system(("gnuplot " + demos::shell_quoted(script_path) + " 2>&1").c_str());
-  std::filesystem::remove(script_path);
+  const int status = ember::gnuplot::run(script, path_stem + ".gnuplot");
   if (status != 0) return csv_line + "  no chart: gnuplot failed (status " + std::to_string(status) + ")\n";
   return csv_line + "  wrote " + path_stem + ".png\n";
 }

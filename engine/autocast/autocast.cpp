@@ -129,9 +129,12 @@ void trace_cast(const Tensor& t, const char* what, const Tensor& cast = {}) {
 }  // namespace
 
 Tensor cast(const Tensor& t, DeviceType device_type, DType dtype) {
-  if (!eligible(t, device_type) || t.dtype() == dtype) {
-    trace_cast(t, !eligible(t, device_type) ? "is left as it is (not eligible: float64, integer or another device)"
-                                            : "already has the target dtype");
+  if (!eligible(t, device_type)) {
+    trace_cast(t, "is left as it is (not eligible: float64, integer or another device)");
+    return t;
+  }
+  if (t.dtype() == dtype) {
+    trace_cast(t, "already has the target dtype");
     return t;
   }
   if (!(state.cache_enabled && dtype == of(device_type).dtype && is_weight(t))) {

@@ -7,13 +7,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "core/error.h"
+#include "gnuplot.h"
 #include "memory_timeline.h"
 
 namespace ember::profiler {
@@ -62,18 +62,6 @@ std::string title_of(const MemoryTimeline& timeline) {
   return "Memory timeline (" + timeline.device().str() + "): at most " + peak + " at once";
 }
 
-// A string in a gnuplot script, single-quoted; and a path in a shell command.
-std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
-  return out + "'";
-}
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 void open_check(const std::ofstream& file, const std::string& path) {
   EMBER_CHECK(file.good(), "[Errno ", errno, "] ", std::strerror(errno), ": '", path, "'");  // Python's OSError text
 }
@@ -81,11 +69,11 @@ void open_check(const std::ofstream& file, const std::string& path) {
 }  // namespace
 
 void MemoryTimeline::write_png(const std::string& path) const {
-  EMBER_CHECK(std::system("command -v gnuplot >/dev/null 2>&1") == 0, "export_memory_timeline: drawing '", path,
+  EMBER_CHECK(gnuplot::found(), "export_memory_timeline: drawing '", path,
               "' needs gnuplot, which was not found (Debian: apt-get install gnuplot-nox); .json and .html need "
               "nothing");
   const Unit unit = unit_for(peak_total());
-  const std::string data_path = path + ".data", script_path = path + ".gnuplot";
+  const std::string data_path = path + ".data";
   {
     std::ofstream data(data_path);
     open_check(data, data_path);
@@ -96,22 +84,20 @@ void MemoryTimeline::write_png(const std::string& path) const {
   }
   std::ostringstream gp;
   gp << "set terminal pngcairo noenhanced size 1000,560 font 'sans,11'\n"
-     << "set output " << gnuplot_quoted(path) << "\n"
-     << "set title " << gnuplot_quoted(title_of(*this)) << "\n"
-     << "set xlabel 'Time (ms)'\nset ylabel " << gnuplot_quoted(std::string("Memory (") + unit.name + ")") << "\n"
+     << "set output " << gnuplot::quoted(path) << "\n"
+     << "set title " << gnuplot::quoted(title_of(*this)) << "\n"
+     << "set xlabel 'Time (ms)'\nset ylabel " << gnuplot::quoted(std::string("Memory (") + unit.name + ")") << "\n"
      << "set key outside right top box\nset grid\nset yrange [0:*]\nset style fill solid 0.7 noborder\n"
      << "plot ";
   for (size_t k = 0; k < kPlotOrder.size(); ++k) {
     // Layer k lies between the top of the layers below (column k+1; none: 0) and its own top.
     const std::string lower = k == 0 ? "(0)" : std::to_string(k + 1);
-    gp << (k ? ", " : "") << gnuplot_quoted(data_path) << " using 1:" << lower << ":" << k + 2
-       << " with filledcurves lc rgb " << gnuplot_quoted(kPlotOrder[k].rgb) << " title "
-       << gnuplot_quoted(label_of(kPlotOrder[k].category));
+    gp << (k ? ", " : "") << gnuplot::quoted(data_path) << " using 1:" << lower << ":" << k + 2
+       << " with filledcurves lc rgb " << gnuplot::quoted(kPlotOrder[k].rgb) << " title "
+       << gnuplot::quoted(label_of(kPlotOrder[k].category));
   }
   gp << "\n";
-  std::ofstream(script_path) << gp.str();
-  const int status = std::system(("gnuplot " + shell_quoted(script_path) + " 2>&1").c_str());
-  std::filesystem::remove(script_path);
+  const int status = gnuplot::run(gp.str(), path + ".gnuplot");
   std::filesystem::remove(data_path);
   EMBER_CHECK(status == 0, "export_memory_timeline: gnuplot could not draw '", path, "' (status ", status, ")");
 }
