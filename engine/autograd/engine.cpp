@@ -28,11 +28,13 @@ namespace ember::autograd {
 namespace {
 
 // The node's name and the engine's event around it, string constants (one per node kind) so
-// that recording copies nothing; a custom function's name lives as long as its node.
+// that recording copies nothing; a custom function's name lives as long as its node, which may be
+// freed before the profile ends, so its events copy it (is_custom).
 const char* name_of(const Node& node) {
   if (const auto* custom = std::get_if<CustomFunction>(&node.fn)) return custom->backward->name.c_str();
   return std::visit([](const auto& fn) { return fn.name; }, node.fn);
 }
+bool is_custom(const Node& node) { return std::holds_alternative<CustomFunction>(node.fn); }
 const char* evaluate_function_name(const Node& node) {
   if (const auto* custom = std::get_if<CustomFunction>(&node.fn))
     return custom->backward->evaluate_function_name.c_str();
@@ -50,7 +52,7 @@ Grads evaluate(const std::shared_ptr<Node>& node, std::vector<Tensor> grad_outpu
                bool retain_graph) {
   grad_outputs = run_pre_hooks(*node, std::move(grad_outputs));
   Grads grad_inputs = [&] {
-    profiler::Scope node_event(name_of(*node), grad_outputs[0]);  // record_shapes: the gradient it is given
+    profiler::Scope node_event(name_of(*node), grad_outputs[0], is_custom(*node));  // record_shapes: its gradient
     RunningNode running(node);
     return node->apply(grad_outputs, wanted);
   }();
@@ -127,7 +129,7 @@ std::vector<Tensor> run_graph(const std::vector<Edge>& roots, const std::vector<
       Node* next = node->next_edges[i].node.get();
       wanted[i] = next && (task.runs(next) || task.captured.count(next));
     }
-    profiler::Scope evaluate_function(evaluate_function_name(*node));
+    profiler::Scope evaluate_function(evaluate_function_name(*node), is_custom(*node));
     std::optional<TracedTurn> traced;
     if (trace::enabled()) [[unlikely]]
       traced.emplace(*node, grad_outputs);

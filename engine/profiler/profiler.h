@@ -362,14 +362,16 @@ class EmitNvtx {
 // shows the gradient it was given, as PyTorch's does.
 class Scope {
  public:
-  explicit Scope(const char* constant_name) {
+  // `copy_name`: the name may not outlive the profile (a custom function's node), so it is copied.
+  explicit Scope(const char* constant_name, bool copy_name = false) {
     if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]]
-      handle_ = detail::open_range(constant_name, {}, false);
+      handle_ = detail::open_range(copy_name ? nullptr : constant_name, copy_name ? constant_name : "", false);
   }
-  Scope(const char* constant_name, const Tensor& input) {
+  Scope(const char* constant_name, const Tensor& input, bool copy_name = false) {
     if (detail::recording.load(std::memory_order_relaxed)) [[unlikely]] {
       const detail::Argument argument = detail::describe(input);
-      handle_ = detail::open_range(constant_name, {}, false, &argument, 1);
+      handle_ =
+          detail::open_range(copy_name ? nullptr : constant_name, copy_name ? constant_name : "", false, &argument, 1);
     }
   }
   ~Scope() {
