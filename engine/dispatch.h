@@ -55,6 +55,7 @@
 #include "autograd/inplace.h"
 #include "autograd/record.h"
 #include "autograd/trace_lines.h"
+#include "capture/capture.h"
 #include "core/dispatch_trace.h"
 #include "core/grad_mode.h"
 #include "profiler/profiler.h"
@@ -276,11 +277,63 @@ template <typename Op, typename... Args>
 }
 
 template <typename Op, typename... Args>
-auto call(const Args&... args) {
-  profiler::OpEvent<Op> profiled(args...);  // 1. profiler: an event named Op::name around the whole call
-  if (trace::enabled()) [[unlikely]]        // the dispatch trace watches steps 2 to 4 (dispatch_trace.h)
+auto call(const Args&... args) -> decltype(cast_and_run<Op>(args...));
+
+// Steps 2 to 4, watched by the dispatch trace when one runs.
+template <typename Op, typename... Args>
+auto traced_or_not(const Args&... args) {
+  if (trace::enabled()) [[unlikely]]
     return traced_call<Op>(args...);
   return cast_and_run<Op>(args...);
+}
+
+// A call while a graph capture runs on this thread (capture/capture.h): an op called at the top
+// level runs as always and is written into the graph with a replay that calls it again; an op with
+// a decomposition (layer_norm) runs as the primitive ops it is made of, so that they are recorded
+// instead, as Inductor's decompositions do.
+template <typename Op, typename... Args>
+[[gnu::noinline]] auto captured_call(const Args&... args) {
+  capture::Session* session = capture::current();
+  if (!session || !session->at_top_level()) return traced_or_not<Op>(args...);
+  if constexpr (requires { Op::decomposition(args...); })
+    if (auto decomposed = Op::decomposition(args...)) return *decomposed;
+  std::vector<capture::Argument> arguments{capture::argument(*session, args)...};
+  std::vector<int> tensor_inputs;
+  autograd::for_each_tensor([&](const Tensor& t) { tensor_inputs.push_back(t.defined() ? session->value_of(t) : -1); },
+                            args...);
+  capture::Replay replay = [stored = std::tuple<Args...>(args...)](const std::vector<Tensor>& tensors) {
+    size_t next = 0;
+    auto rebound = std::apply(
+        [&](const auto&... recorded) { return std::tuple<Args...>{capture::rebind(recorded, tensors, next)...}; },
+        stored);
+    if constexpr (std::is_void_v<decltype(cast_and_run<Op>(args...))>) {
+      std::apply([](const auto&... a) { call<Op>(a...); }, rebound);
+      return std::apply([](const auto&... a) { return capture::first_tensor(a...); }, rebound);
+    } else {
+      return *capture::outputs_of(std::apply([](const auto&... a) { return call<Op>(a...); }, rebound));
+    }
+  };
+  capture::Session::Nested inside(*session);
+  if constexpr (std::is_void_v<decltype(cast_and_run<Op>(args...))>) {
+    traced_or_not<Op>(args...);
+    session->record(Op::name, true, std::move(arguments), std::move(tensor_inputs), capture::first_tensor(args...),
+                    std::move(replay));
+  } else {
+    auto result = traced_or_not<Op>(args...);
+    if (const auto outputs = capture::outputs_of(result))
+      session->record(Op::name, Op::kind == OpKind::InPlace, std::move(arguments), std::move(tensor_inputs), *outputs,
+                      std::move(replay));
+    else session->cannot_replay(Op::name);
+    return result;
+  }
+}
+
+template <typename Op, typename... Args>
+auto call(const Args&... args) -> decltype(cast_and_run<Op>(args...)) {  // declared: a replay calls it
+  profiler::OpEvent<Op> profiled(args...);  // 1. profiler: an event named Op::name around the whole call
+  if (capture::any_active()) [[unlikely]]   // a graph capture records the call (capture/capture.h)
+    return captured_call<Op>(args...);
+  return traced_or_not<Op>(args...);
 }
 
 // An in-place op called by a factory on the tensor it has just made (randn's normal_, ones_like's

@@ -7,13 +7,14 @@ are the architecture: each may use only its own and those below it. .ci/run call
   1  kernels/, cuda/    compute on a tensor's bytes; never call up into ops
   2  engine/api/        what ops offer: the public op functions (ops.h, random.h) and the fresh
                         tensors ops and autograd make (new_tensors.h); declarations only
-  3  engine/profiler/, engine/autograd/, engine/autocast/
-                        the dispatcher's layers; autograd's formulas call ops through api/ops.h
+  3  engine/profiler/, engine/autograd/, engine/autocast/, engine/capture/
+                        the dispatcher's layers; autograd's formulas call ops through api/ops.h;
+                        a graph capture records the calls (torch.compile's first half)
   4  engine/dispatch.h  runs those layers in order around each op
   5  engine/ops/        the ops themselves, each entered through dispatch.h, and their helpers
-  6  engine/nn/, engine/optim/, engine/debug/
+  6  engine/nn/, engine/optim/, engine/debug/, engine/compile/
                         modules and optimizers, written with ops; the user's tools for looking at
-                        autograd (gradcheck, graph_dot)
+                        autograd (gradcheck, graph_dot); the compiler, which runs ops and kernels
   7  engine/ember.h     the umbrella header users include
 """
 import os
@@ -22,7 +23,7 @@ import subprocess
 import sys
 
 ROOMS = {"engine/core": 0, "kernels": 1, "cuda": 1, "engine/api": 2, "engine/profiler": 3, "engine/autograd": 3,
-         "engine/autocast": 3, "engine/ops": 5, "engine/nn": 6, "engine/optim": 6, "engine/debug": 6}
+         "engine/autocast": 3, "engine/capture": 3, "engine/compile": 6, "engine/ops": 5, "engine/nn": 6, "engine/optim": 6, "engine/debug": 6}
 
 
 def layer(path):

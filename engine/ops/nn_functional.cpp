@@ -1,7 +1,10 @@
 // Neural-network functions (torch.nn.functional): softmax, log_softmax and layer_norm, each one op
 // with PyTorch's node (SoftmaxBackward0, ...). The losses are losses.cpp's and cross_entropy.cpp's.
+#include <optional>
 #include <type_traits>
 #include <utility>
+
+#include <optional>
 
 #include "api/new_tensors.h"
 #include "device_checks.h"
@@ -101,6 +104,24 @@ struct LayerNorm : FunctionalOp {
         .layer_norm_rows(result.output, result.mean, result.rstd, x, prepared(weight), prepared(bias), rows, n, eps);
     result.output = internal::converted(result.output, input.dtype());
     return result;
+  }
+  // For a graph capture (capture/capture.h): layer_norm over the last dimension of a float32 tensor
+  // as the primitive ops the compiler fuses, as Inductor decomposes native_layer_norm. The capture
+  // records these ops, and autograd differentiates them one by one (mean and rstd as [rows]).
+  static std::optional<LayerNormResult> decomposition(const Tensor& input, const Dims& normalized_shape,
+                                                      const Tensor& weight, const Tensor& bias, double eps) {
+    if (normalized_shape.size() != 1 || input.dim() < 2 || input.dtype() != kFloat32 ||
+        input.size(-1) != normalized_shape[0] || (weight.defined() && weight.sizes() != normalized_shape) ||
+        (bias.defined() && bias.sizes() != normalized_shape))
+      return std::nullopt;
+    const Tensor mean = input.mean({-1}, true);
+    const Tensor centered = input - mean;
+    const Tensor rstd = ((centered * centered).mean({-1}, true) + eps).pow(-0.5);
+    Tensor output = centered * rstd;
+    if (weight.defined()) output = output * weight;
+    if (bias.defined()) output = output + bias;
+    const int64_t rows = input.numel() / normalized_shape[0];
+    return LayerNormResult{output, mean.view({rows}), rstd.view({rows})};
   }
   static NativeLayerNormBackward0 save(const LayerNormResult& result, const Tensor& input, const Dims& normalized_shape,
                                        const Tensor& weight, const Tensor&, double eps) {
