@@ -8,6 +8,7 @@
 #include "autograd/grad.h"
 #include "autograd/node.h"
 #include "autograd/saved_tensors_hooks.h"
+#include "compile/compiled_function.h"
 #include "core/allocator.h"
 #include "core/cpu_capabilities.h"
 #include "core/cuda_backend.h"

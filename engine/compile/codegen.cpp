@@ -1,0 +1,320 @@
+// Writes a kernel's loops: which values each pass over a row computes, in program order. See codegen.h.
+#include "codegen.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace ember::compiler {
+
+const std::string& prelude() {
+  static const std::string text = R"(// ember_kernel_prelude.h: the element functions of ember's generated kernels.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+// exp(x) as Cephes computes it (the method of PyTorch's avx_mathfun.h), written without branches
+// or calls so that `#pragma omp simd` vectorises it (std::floor would stop GCC): x = n ln2 + r
+// with |r| <= ln2 / 2, a degree-6
+// polynomial for exp(r), and 2^n applied in two halves so that results below the smallest normal
+// float come out as subnormals or 0 and results above the largest as inf. NaN stays NaN.
+static inline float ember_exp(float x) {
+  x = x < -104.0f ? -104.0f : x;
+  x = x > 89.0f ? 89.0f : x;
+  const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;  // rounded to the nearest integer
+  float r = x - n * 0.693359375f;
+  r = r - n * -2.12194440e-4f;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  const float y = p * r * r + r + 1.0f;
+  const int32_t whole = static_cast<int32_t>(x == x ? n : 0.0f);
+  const int32_t half = whole / 2, rest = whole - half;
+  float scale_half, scale_rest;
+  const int32_t half_bits = (half + 127) << 23, rest_bits = (rest + 127) << 23;
+  std::memcpy(&scale_half, &half_bits, sizeof scale_half);
+  std::memcpy(&scale_rest, &rest_bits, sizeof scale_rest);
+  return y * scale_half * scale_rest;
+}
+static inline float ember_sigmoid(float x) { return 1.0f / (1.0f + ember_exp(-x)); }
+static inline float ember_relu(float x) { return x < 0.0f ? 0.0f : x; }  // NaN stays NaN
+)";
+  return text;
+}
+
+namespace {
+
+using Kind = KernelValue::Kind;
+
+bool is_reduction(Kind kind) {
+  return kind == Kind::RowSum || kind == Kind::RowMean || kind == Kind::ColumnSum || kind == Kind::ColumnMean;
+}
+bool is_column_reduction(Kind kind) { return kind == Kind::ColumnSum || kind == Kind::ColumnMean; }
+
+class Writer {
+ public:
+  Writer(const capture::Graph& graph, const Kernel& kernel) : graph_(graph), kernel_(kernel) {}
+
+  std::string write() {
+    header();
+    out_ << "extern \"C\" void " << kernel_.name
+         << "(const float* const* in, float* const* out, int64_t rows, int64_t columns, int threads) {\n";
+    for (size_t i = 0; i < kernel_.inputs.size(); ++i)
+      line(1, "const float* ", name(kernel_.inputs[i]), "_in = in[", i, "];");
+    for (size_t i = 0; i < kernel_.outputs.size(); ++i)
+      line(1, "float* ", name(kernel_.outputs[i]), "_out = out[", i, "];");
+    for (const auto& [value, info] : kernel_.values)  // numbers: read once
+      if (info.indexing == Indexing::Scalar) define(1, value);
+    std::vector<int> column_sums;
+    for (const auto& [value, v] : kernel_.values)
+      if (is_column_reduction(v.kind)) column_sums.push_back(value);
+    for (int value : column_sums) {
+      if (is_output(value)) line(1, "std::fill(", total(value), ", ", total(value), " + columns, 0.0f);");
+      else line(1, "std::vector<float> ", total(value), "(columns, 0.0f);");
+    }
+    line(1, "#pragma omp parallel num_threads(threads)");
+    line(1, "{");
+    for (int value : column_sums)
+      line(2, "std::vector<float> ", name(value), "_partial(columns, 0.0f);  // this thread's column sums");
+    const int passes = last_pass() + 1;
+    schedule(passes);
+    for (int value : buffered_)
+      line(2, "std::vector<float> ", name(value), "_row(columns);  // ", name(value), " of this row, for later passes");
+    line(2, "#pragma omp for schedule(static)");
+    line(2, "for (int64_t r = 0; r < rows; ++r) {");
+    row_values(0);
+    for (int pass = 0; pass < passes; ++pass) {
+      this->pass(pass, passes);
+      row_values(pass + 1);
+    }
+    line(2, "}");
+    if (!column_sums.empty()) {
+      line(2, "#pragma omp critical");
+      line(2, "for (int64_t c = 0; c < columns; ++c) {");
+      for (int value : column_sums) line(3, total(value), "[c] += ", name(value), "_partial[c];");
+      line(2, "}");
+    }
+    line(1, "}");
+    for (int value : column_sums)
+      if (info(value).kind == Kind::ColumnMean)
+        line(1, "for (int64_t c = 0; c < columns; ++c) ", total(value), "[c] /= static_cast<float>(rows);");
+    // Per-column values the kernel writes (from per-column inputs and column sums): once, after the rows.
+    std::vector<int> per_column;
+    for (int output : kernel_.outputs)
+      if (info(output).indexing == Indexing::Column && !is_column_reduction(info(output).kind))
+        per_column.push_back(output);
+    if (!per_column.empty()) {
+      line(1, "for (int64_t c = 0; c < columns; ++c) {");
+      for (int value : closure(per_column, Indexing::Column)) define(2, value);
+      for (int output : per_column) line(2, name(output), "_out[c] = ", name(output), ";");
+      line(1, "}");
+    }
+    for (int output : kernel_.outputs)
+      if (info(output).indexing == Indexing::Scalar) line(1, name(output), "_out[0] = ", name(output), ";");
+    out_ << "}\n";
+    return out_.str();
+  }
+
+ private:
+  template <typename... Parts>
+  void line(int depth, const Parts&... parts) {
+    out_ << std::string(2 * depth, ' ');
+    (out_ << ... << parts);
+    out_ << "\n";
+  }
+  const KernelValue& info(int value) const { return kernel_.values.at(value); }
+  bool is_output(int value) const {
+    return std::find(kernel_.outputs.begin(), kernel_.outputs.end(), value) != kernel_.outputs.end();
+  }
+  // Where a column reduction's sums go: the output, or a buffer of the kernel's own.
+  std::string total(int value) const { return str_cat(name(value), is_output(value) ? "_out" : "_total"); }
+  const std::string& name(int value) const { return graph_.values[value].name; }
+
+  void header() {
+    std::string ops;
+    for (const std::string& op : kernel_.replaced_ops) ops = str_cat(ops, ops.empty() ? "" : ", ", op);
+    out_ << "// " << kernel_.name << ": " << kernel_.replaced_ops.size() << " ops in one pass over memory\n";
+    out_ << "//   replaces " << ops << "\n";
+    out_ << "//   reads";
+    for (size_t i = 0; i < kernel_.inputs.size(); ++i)
+      out_ << (i ? "," : "") << " " << name(kernel_.inputs[i]) << " ("
+           << indexing_name(info(kernel_.inputs[i]).indexing) << ")";
+    out_ << "\n//   writes";
+    for (size_t i = 0; i < kernel_.outputs.size(); ++i)
+      out_ << (i ? "," : "") << " " << name(kernel_.outputs[i]) << " ("
+           << indexing_name(info(kernel_.outputs[i]).indexing) << ")";
+    out_ << "\n";
+  }
+
+  // The C++ that computes `value` from its operands' names.
+  std::string expression(int value) const {
+    const KernelValue& v = info(value);
+    if (v.kind == Kind::Alias) return name(v.operands[0]);
+    if (v.kind == Kind::Input) {
+      switch (v.indexing) {
+        case Indexing::Scalar: return name(value) + "_in[0]";
+        case Indexing::Row: return name(value) + "_in[r]";
+        case Indexing::Column: return name(value) + "_in[c]";
+        case Indexing::Full: return name(value) + "_in[r * columns + c]";
+      }
+    }
+    if (is_column_reduction(v.kind)) return str_cat(total(value), "[c]");
+    if (v.kind == Kind::RowSum) return name(value) + "_sum";
+    if (v.kind == Kind::RowMean) return name(value) + "_sum / static_cast<float>(columns)";
+    std::string text = v.formula;
+    for (size_t i = v.operands.size(); i-- > 0;) {
+      const std::string placeholder = str_cat("$", i);
+      for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at))
+        text.replace(at, placeholder.size(), name(v.operands[i]));
+    }
+    return text;
+  }
+  void define(int depth, int value) { line(depth, "const float ", name(value), " = ", expression(value), ";"); }
+
+  // The values to compute, in program order, for `targets` inside a loop of the given indexing:
+  // those of that indexing or per column (per row and single numbers are already defined outside).
+  std::vector<int> closure(const std::vector<int>& targets, Indexing loop) const {
+    std::set<int> needed;
+    std::vector<int> stack(targets.begin(), targets.end());
+    while (!stack.empty()) {
+      const int value = stack.back();
+      stack.pop_back();
+      const KernelValue& v = info(value);
+      const bool in_loop = v.indexing == Indexing::Column || (loop == Indexing::Full && v.indexing == Indexing::Full);
+      if (!in_loop ||
+          (v.kind != Kind::Pointwise && v.kind != Kind::Alias && v.kind != Kind::Input &&
+           !(loop == Indexing::Column && is_column_reduction(v.kind))) ||
+          !needed.insert(value).second)
+        continue;
+      stack.insert(stack.end(), v.operands.begin(), v.operands.end());
+    }
+    return {needed.begin(), needed.end()};
+  }
+
+  // The pass over a row in which each target is computed: a row reduction's operand's stage, a
+  // column reduction's, a stored value's own.
+  int pass_of(int value) const {
+    const KernelValue& v = info(value);
+    if (is_reduction(v.kind)) return info(v.operands[0]).stage;
+    return v.stage;
+  }
+  std::vector<int> targets(int pass) const {
+    std::vector<int> found;
+    for (const auto& [value, v] : kernel_.values) {
+      const bool row_reduction = v.kind == Kind::RowSum || v.kind == Kind::RowMean;
+      const bool stored_per_element = v.indexing == Indexing::Full && v.kind != Kind::Input && is_output(value);
+      if ((row_reduction || is_column_reduction(v.kind) || stored_per_element) && pass_of(value) == pass)
+        found.push_back(value);
+    }
+    return found;
+  }
+  int last_pass() const {
+    int last = 0;
+    for (int p = 0; p < 64; ++p)
+      if (!targets(p).empty()) last = p;
+    return last;
+  }
+
+  // Which values each pass computes, and which it reads back from a row buffer: a per-element
+  // value an earlier pass computed is kept in a buffer of one row (per thread, in the L1 cache)
+  // rather than computed again, so that each element's sigmoid runs once however many passes read it.
+  struct PassPlan {
+    std::vector<int> targets, computed, reloaded;
+  };
+  void schedule(int passes) {
+    for (int pass = 0; pass < passes; ++pass) {
+      PassPlan plan;
+      plan.targets = targets(pass);
+      std::vector<int> stack;
+      for (int value : plan.targets) stack.push_back(is_reduction(info(value).kind) ? info(value).operands[0] : value);
+      std::set<int> computed, reloaded;
+      while (!stack.empty()) {
+        const int value = stack.back();
+        stack.pop_back();
+        const KernelValue& v = info(value);
+        const bool in_loop = v.indexing == Indexing::Full || v.indexing == Indexing::Column;
+        if (!in_loop || (v.kind != Kind::Pointwise && v.kind != Kind::Alias && v.kind != Kind::Input)) continue;
+        if (v.kind == Kind::Pointwise && v.indexing == Indexing::Full && first_pass_.count(value)) {
+          reloaded.insert(value);
+          buffered_.insert(value);
+          continue;
+        }
+        if (!computed.insert(value).second) continue;
+        stack.insert(stack.end(), v.operands.begin(), v.operands.end());
+      }
+      plan.computed.assign(computed.begin(), computed.end());
+      plan.reloaded.assign(reloaded.begin(), reloaded.end());
+      for (int value : plan.computed)
+        if (info(value).kind == Kind::Pointwise && info(value).indexing == Indexing::Full)
+          first_pass_.emplace(value, pass);
+      schedule_.push_back(std::move(plan));
+    }
+  }
+
+  void pass(int number, int passes) {
+    const PassPlan& plan = schedule_[number];
+    if (plan.targets.empty()) return;
+    std::vector<int> sums;
+    for (int value : plan.targets)
+      if (info(value).kind == Kind::RowSum || info(value).kind == Kind::RowMean) sums.push_back(value);
+    line(3, "// pass ", number + 1, " of ", passes, " over the row");
+    std::string reduction;
+    for (int value : sums) {
+      line(3, "float ", name(value), "_sum = 0.0f;");
+      reduction = str_cat(reduction, reduction.empty() ? "" : ", ", name(value), "_sum");
+    }
+    line(3, "#pragma omp simd", reduction.empty() ? "" : str_cat(" reduction(+ : ", reduction, ")"));
+    line(3, "for (int64_t c = 0; c < columns; ++c) {");
+    for (int value : plan.reloaded) line(4, "const float ", name(value), " = ", name(value), "_row[c];");
+    for (int value : plan.computed) {
+      define(4, value);
+      if (buffered_.count(value) && first_pass_.at(value) == number)
+        line(4, name(value), "_row[c] = ", name(value), ";");
+    }
+    for (int value : plan.targets) {
+      const KernelValue& v = info(value);
+      if (v.kind == Kind::RowSum || v.kind == Kind::RowMean) line(4, name(value), "_sum += ", name(v.operands[0]), ";");
+      else if (is_column_reduction(v.kind)) line(4, name(value), "_partial[c] += ", name(v.operands[0]), ";");
+      else line(4, name(value), "_out[r * columns + c] = ", name(value), ";");
+    }
+    line(3, "}");
+  }
+
+  // After pass `stage` - 1 (or at the row's start): the row's values of this stage, and the stores
+  // of those the kernel writes.
+  void row_values(int stage) {
+    for (const auto& [value, v] : kernel_.values) {
+      if (v.indexing != Indexing::Row || v.stage != stage) continue;
+      define(3, value);
+      if (is_output(value)) line(3, name(value), "_out[r] = ", name(value), ";");
+    }
+  }
+
+  const capture::Graph& graph_;
+  const Kernel& kernel_;
+  std::ostringstream out_;
+  std::vector<PassPlan> schedule_;
+  std::set<int> buffered_;         // values kept in a row buffer
+  std::map<int, int> first_pass_;  // per-element value -> the pass that computes it
+};
+
+}  // namespace
+
+std::string kernel_source(const capture::Graph& graph, const Kernel& kernel) { return Writer(graph, kernel).write(); }
+
+std::string file_source(const capture::Graph& graph, const Plan& plan) {
+  std::string text = "// Generated by ember::compile from this graph:\n";
+  std::istringstream lines(graph.str());
+  for (std::string line; std::getline(lines, line);) text += str_cat("//   ", line, "\n");
+  text += "#include \"ember_kernel_prelude.h\"\n#include <algorithm>\n";
+  for (const Kernel& kernel : plan.kernels) text += str_cat("\n", kernel_source(graph, kernel));
+  return text;
+}
+
+}  // namespace ember::compiler
