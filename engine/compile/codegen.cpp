@@ -52,6 +52,8 @@ namespace {
 
 using Kind = KernelValue::Kind;
 
+constexpr int kColumnBlock = 64;  // rows a column sum adds in float before it moves them to double
+
 bool is_reduction(Kind kind) {
   return kind == Kind::RowSum || kind == Kind::RowMean || kind == Kind::ColumnSum || kind == Kind::ColumnMean;
 }
@@ -74,14 +76,17 @@ class Writer {
     std::vector<int> column_sums;
     for (const auto& [value, v] : kernel_.values)
       if (is_column_reduction(v.kind)) column_sums.push_back(value);
-    for (int value : column_sums) {
-      if (is_output(value)) line(1, "std::fill(", total(value), ", ", total(value), " + columns, 0.0f);");
-      else line(1, "std::vector<float> ", total(value), "(columns, 0.0f);");
-    }
+    for (int value : column_sums)  // in double: a column adds one term per row, and rows are many
+      line(1, "std::vector<double> ", name(value), "_total(columns, 0.0);");
     line(1, "#pragma omp parallel num_threads(threads)");
     line(1, "{");
-    for (int value : column_sums)
-      line(2, "std::vector<float> ", name(value), "_partial(columns, 0.0f);  // this thread's column sums");
+    // A thread adds its rows' terms in float, and every kColumnBlock rows moves them into double:
+    // the float sums' rounding stays that of a few terms, and the inner loops stay float.
+    for (int value : column_sums) {
+      line(2, "std::vector<float> ", name(value), "_block(columns, 0.0f);  // this thread's last rows");
+      line(2, "std::vector<double> ", name(value), "_partial(columns, 0.0);  // this thread's column sums");
+    }
+    if (!column_sums.empty()) line(2, "int64_t rows_in_block = 0;");
     const int passes = last_pass() + 1;
     schedule(passes);
     for (int value : buffered_)
@@ -93,17 +98,24 @@ class Writer {
       this->pass(pass, passes);
       row_values(pass + 1);
     }
+    if (!column_sums.empty()) {
+      line(3, "if (++rows_in_block == ", kColumnBlock, ") {");
+      move_blocks(4);
+      line(4, "rows_in_block = 0;");
+      line(3, "}");
+    }
     line(2, "}");
     if (!column_sums.empty()) {
+      move_blocks(2);
       line(2, "#pragma omp critical");
       line(2, "for (int64_t c = 0; c < columns; ++c) {");
-      for (int value : column_sums) line(3, total(value), "[c] += ", name(value), "_partial[c];");
+      for (int value : column_sums) line(3, name(value), "_total[c] += ", name(value), "_partial[c];");
       line(2, "}");
     }
     line(1, "}");
     for (int value : column_sums)
-      if (info(value).kind == Kind::ColumnMean)
-        line(1, "for (int64_t c = 0; c < columns; ++c) ", total(value), "[c] /= static_cast<float>(rows);");
+      if (is_output(value))
+        line(1, "for (int64_t c = 0; c < columns; ++c) ", name(value), "_out[c] = ", expression(value), ";");
     // Per-column values the kernel writes (from per-column inputs and column sums): once, after the rows.
     std::vector<int> per_column;
     for (int output : kernel_.outputs)
@@ -132,9 +144,17 @@ class Writer {
   bool is_output(int value) const {
     return std::find(kernel_.outputs.begin(), kernel_.outputs.end(), value) != kernel_.outputs.end();
   }
-  // Where a column reduction's sums go: the output, or a buffer of the kernel's own.
-  std::string total(int value) const { return str_cat(name(value), is_output(value) ? "_out" : "_total"); }
   const std::string& name(int value) const { return graph_.values[value].name; }
+  // Moves each column sum's float block into its double partial sums.
+  void move_blocks(int depth) {
+    line(depth, "for (int64_t c = 0; c < columns; ++c) {");
+    for (const auto& [value, v] : kernel_.values)
+      if (is_column_reduction(v.kind)) {
+        line(depth + 1, name(value), "_partial[c] += ", name(value), "_block[c];");
+        line(depth + 1, name(value), "_block[c] = 0.0f;");
+      }
+    line(depth, "}");
+  }
 
   void header() {
     std::string ops;
@@ -164,7 +184,8 @@ class Writer {
         case Indexing::Full: return name(value) + "_in[r * columns + c]";
       }
     }
-    if (is_column_reduction(v.kind)) return str_cat(total(value), "[c]");
+    if (v.kind == Kind::ColumnSum) return str_cat("static_cast<float>(", name(value), "_total[c])");
+    if (v.kind == Kind::ColumnMean) return str_cat("static_cast<float>(", name(value), "_total[c] / rows)");
     if (v.kind == Kind::RowSum) return name(value) + "_sum";
     if (v.kind == Kind::RowMean) return name(value) + "_sum / static_cast<float>(columns)";
     std::string text = v.formula;
@@ -280,7 +301,7 @@ class Writer {
     for (int value : plan.targets) {
       const KernelValue& v = info(value);
       if (v.kind == Kind::RowSum || v.kind == Kind::RowMean) line(4, name(value), "_sum += ", name(v.operands[0]), ";");
-      else if (is_column_reduction(v.kind)) line(4, name(value), "_partial[c] += ", name(v.operands[0]), ";");
+      else if (is_column_reduction(v.kind)) line(4, name(value), "_block[c] += ", name(v.operands[0]), ";");
       else line(4, name(value), "_out[r * columns + c] = ", name(value), ";");
     }
     line(3, "}");

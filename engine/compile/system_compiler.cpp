@@ -92,11 +92,14 @@ std::string cache_directory() {
 
 // -ffp-contract=off: each operation rounds as eager's own kernel does (no multiply-add fused across
 // two ops), so fused arithmetic gives eager's bits; -fno-math-errno lets sqrt vectorise, changing
-// no result.
+// no result. -mprefer-vector-width=512: GCC's default for AVX-512 CPUs is 256-bit vectors; the
+// demo block's kernels, compute-bound on one core (sigmoid's exp and division), ran 15-25% faster
+// with 512 (nothing changes where there is no AVX-512).
 std::string compile_command(const std::string& source_path, const std::string& library_path) {
   const std::string folder = std::filesystem::path(source_path).parent_path().string();
   return str_cat(quoted(compiler()),
-                 " -O3 -march=native -fno-math-errno -ffp-contract=off -fopenmp -fPIC -shared -std=c++17 -I",
+                 " -O3 -march=native -mprefer-vector-width=512 -fno-math-errno -ffp-contract=off -fopenmp -fPIC"
+                 " -shared -std=c++17 -I",
                  quoted(folder), " -o ", quoted(library_path), " ", quoted(source_path));
 }
 
