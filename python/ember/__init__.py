@@ -24,7 +24,8 @@ _reshape_alias_copy = _C._reshape_alias_copy  # torch's one public underscore op
 from ._tensor import Size
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode
 from .amp import autocast
-from . import autograd, nn, optim, profiler, cpu, cuda, random, storage, utils
+from . import autograd, nn, optim, profiler, cpu, cuda, random, storage, utils, _dynamo
+from ._compile import compile  # noqa: A001 (torch.compile; Python's compile is not used here)
 
 contiguous_format = _C.contiguous_format
 preserve_format = _C.preserve_format

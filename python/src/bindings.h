@@ -176,5 +176,6 @@ void bind_nn_containers(py::module_& m);
 void bind_optim(py::module_& m);
 void bind_profiler(py::module_& m);
 void bind_dispatch_trace(py::module_& m);
+void bind_compile(py::module_& m);
 
 }  // namespace ember::python

@@ -158,5 +158,6 @@ PYBIND11_MODULE(_C, m) {
   bind_optim(m);
   bind_profiler(m);
   bind_dispatch_trace(m);
+  bind_compile(m);
   bind_switches(m);
 }
