@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Fails, naming them, when README.md, CONTRIBUTING.md, docs/guide.md, docs/tour.md or bench/README.md
+"""Fails, naming them, when README.md, CONTRIBUTING.md, docs/guide.md, docs/tour.md, docs/compile.md or bench/README.md
 name a file, folder or program that is not there, or when the README's copy of examples/first_program.cpp
 differs from it: a path in backquotes (`engine/core/tensor.h`, `demos/exercise*.cpp`) or in a shell command
 of a ```sh block (`bash tools/ember.sh demo`, `PYTHONPATH=build-demo/python`) must exist in the repository, and a program in a build folder (`build/demos/chapter`,
 `build-demo/demos/pitfalls`) must have been built in the build folder given. A CTest case runs it
 after the build, so the documents cannot drift from the code.
-docs/tour.md is held closer: a function it names as `path:function` must be defined in that file, and
-each ```trace block it quotes must be what BUILD_DIR/demos/tour prints (lines in order, a line "..."
-skipping any number of them).
+docs/tour.md and docs/compile.md are held closer: a function they name as `path:function` must be defined in
+that file; each ```trace block the tour quotes must be what BUILD_DIR/demos/tour prints (lines in order, a
+line "..." skipping any number of them); an indented ```cpp block of docs/compile.md (generated code) must
+be part of a golden file in tests/fixtures/compile/.
 Usage: check_docs.py BUILD_DIR
 """
 import glob
@@ -15,8 +16,9 @@ import os
 import re
 import sys
 
-DOCUMENTS = ["README.md", "CONTRIBUTING.md", "docs/guide.md", "docs/tour.md", "bench/README.md"]
+DOCUMENTS = ["README.md", "CONTRIBUTING.md", "docs/guide.md", "docs/tour.md", "docs/compile.md", "bench/README.md"]
 TOUR = "docs/tour.md"
+READING_GUIDES = (TOUR, "docs/compile.md")  # their `path:function` names are checked
 TOP_FOLDERS = ("engine/", "kernels/", "cuda/", "tests/", "tools/", "demos/", "bench/", "examples/", "cmake/",
                ".ci/", "python/", "docs/")
 README_MAX_LINES = 250
@@ -93,9 +95,14 @@ def quoted_but_not_printed(text, printed):
 
 
 def check_tour(build):
-    text = open(TOUR, encoding="utf-8").read()
-    wrong = [f"  {TOUR}: `{path}:{function}` is not defined there" for path, function in named_functions(text)
+    wrong = [f"  {guide}: `{path}:{function}` is not defined there" for guide in READING_GUIDES
+             for path, function in named_functions(open(guide, encoding="utf-8").read())
              if not os.path.exists(path) or not defines(path, function)]
+    generated = "".join(open(path, encoding="utf-8").read() for path in glob.glob("tests/fixtures/compile/*.cpp"))
+    wrong += [f"  docs/compile.md: a ```cpp excerpt is not in tests/fixtures/compile/: {block.splitlines()[0].strip()}"
+              for block in re.findall(r"```cpp\n(.*?)```", open("docs/compile.md", encoding="utf-8").read(), re.S)
+              if block.startswith(" ") and block not in generated]
+    text = open(TOUR, encoding="utf-8").read()
     if build is not None:
         import subprocess
         printed = subprocess.run([os.path.join(build, "demos", "tour")], capture_output=True, text=True, check=True)
