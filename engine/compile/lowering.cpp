@@ -20,15 +20,15 @@ std::string float_literal(double number) {
 namespace {
 
 using capture::Argument;
-using Kind = Lowering::Kind;
+using Lowered = Lowering::Kind;
 
 bool is_value(const Argument& a) { return a.kind == Argument::Kind::Value; }
 bool is_number(const Argument& a) { return a.kind == Argument::Kind::Number && std::isfinite(a.number); }
 
 Lowering pointwise(std::string formula, std::vector<int> operands) {
-  return {Kind::Pointwise, std::move(formula), std::move(operands), ""};
+  return {Lowered::Pointwise, std::move(formula), std::move(operands), ""};
 }
-Lowering none(std::string why) { return {Kind::None, "", {}, std::move(why)}; }
+Lowering none(std::string why) { return {Lowered::None, "", {}, std::move(why)}; }
 
 // `$0 op $1` for (tensor, tensor, alpha) and `$0 op number` for (tensor, number).
 Lowering binary(const std::vector<Argument>& a, const char* op) {
@@ -68,10 +68,10 @@ Lowering reduction(const capture::Graph& graph, const std::vector<Argument>& a, 
   if (rank < 2) return none("a reduction of a 1-d tensor");
   std::set<int64_t> dims;
   for (int64_t d : a[1].dims) dims.insert(d < 0 ? d + rank : d);
-  if (dims == std::set<int64_t>{rank - 1}) return {mean ? Kind::RowMean : Kind::RowSum, "", {a[0].value}, ""};
+  if (dims == std::set<int64_t>{rank - 1}) return {mean ? Lowered::RowMean : Lowered::RowSum, "", {a[0].value}, ""};
   std::set<int64_t> leading;
   for (int64_t d = 0; d + 1 < rank; ++d) leading.insert(d);
-  if (dims == leading) return {mean ? Kind::ColumnMean : Kind::ColumnSum, "", {a[0].value}, ""};
+  if (dims == leading) return {mean ? Lowered::ColumnMean : Lowered::ColumnSum, "", {a[0].value}, ""};
   return none("a reduction over other dimensions");
 }
 
@@ -84,7 +84,7 @@ const std::set<std::string> products = {"aten::mm", "aten::addmm", "aten::bmm", 
 Lowering lower(const capture::Graph& graph, const capture::OpNode& node) {
   const std::string& op = node.op;
   const auto& a = node.arguments;
-  if (products.count(op)) return {Kind::Extern, "", {}, ""};
+  if (products.count(op)) return {Lowered::Extern, "", {}, ""};
   if (node.in_place) return none("an in-place op");
   for (int output : node.outputs)
     if (output < 0 || graph.values[output].dtype != kFloat32 || !graph.values[output].device.is_cpu())
@@ -95,7 +95,7 @@ Lowering lower(const capture::Graph& graph, const capture::OpNode& node) {
       return none("an operand that is not a float32 CPU tensor");
   if (views.count(op)) {
     if (a.empty() || !is_value(a[0])) return none("a view with no lowering");
-    return {Kind::View, "", {a[0].value}, ""};
+    return {Lowered::View, "", {a[0].value}, ""};
   }
   // An in-place op reaches here only when the capture recorded it as a functional one (capture.h).
   if (op == "aten::add" || op == "aten::add_") return binary(a, "+");

@@ -21,21 +21,21 @@ namespace ember::compiler {
 
 namespace {
 
-std::string environment(const char* name, const std::string& otherwise) {
+std::string setting_or(const char* name, const std::string& otherwise) {
   const char* value = std::getenv(name);
   return value && *value ? value : otherwise;
 }
 
-std::string compiler() { return environment("EMBER_CXX", "c++"); }
+std::string compiler_command() { return setting_or("EMBER_CXX", "c++"); }
 
-std::string quoted(const std::string& text) {
+std::string quoted_for_shell(const std::string& text) {
   std::string out = "'";
   for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
 
 // Runs a shell command; its exit status, and what it printed in `output`.
-int run(const std::string& command, std::string& output) {
+int run_command(const std::string& command, std::string& output) {
   FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return -1;
   char buffer[4096];
@@ -47,7 +47,7 @@ int run(const std::string& command, std::string& output) {
 const std::string& compiler_version() {
   static const std::string version = [] {
     std::string output;
-    run(quoted(compiler()) + " --version", output);
+    run_command(quoted_for_shell(compiler_command()) + " --version", output);
     return output.substr(0, output.find('\n'));
   }();
   return version;
@@ -62,13 +62,13 @@ std::string stable_hash(const std::string& text) {
   return name;
 }
 
-void write_file(const std::filesystem::path& path, const std::string& text) {
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path partial = path.string() + ".partial" + std::to_string(getpid());
   std::ofstream(partial) << text;
   std::filesystem::rename(partial, path);
 }
 
-std::shared_ptr<const Library> load(const std::string& path) {
+std::shared_ptr<const Library> load_library(const std::string& path) {
   void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) return nullptr;
   return std::make_shared<const Library>(Library{handle, path});
@@ -97,27 +97,27 @@ std::string cache_directory() {
 // with 512 (nothing changes where there is no AVX-512).
 std::string compile_command(const std::string& source_path, const std::string& library_path) {
   const std::string folder = std::filesystem::path(source_path).parent_path().string();
-  return str_cat(quoted(compiler()),
+  return str_cat(quoted_for_shell(compiler_command()),
                  " -O3 -march=native -mprefer-vector-width=512 -fno-math-errno -ffp-contract=off -fopenmp -fPIC"
                  " -shared -std=c++17 -I",
-                 quoted(folder), " -o ", quoted(library_path), " ", quoted(source_path));
+                 quoted_for_shell(folder), " -o ", quoted_for_shell(library_path), " ", quoted_for_shell(source_path));
 }
 
 namespace {
-std::mutex mutex;
-std::map<std::string, std::shared_ptr<const Library>> loaded;  // by hash
+std::mutex libraries_mutex;
+std::map<std::string, std::shared_ptr<const Library>> loaded_libraries;  // by hash
 }  // namespace
 
 void forget_loaded_libraries() {
-  std::lock_guard<std::mutex> lock(mutex);
-  loaded.clear();
+  std::lock_guard<std::mutex> lock(libraries_mutex);
+  loaded_libraries.clear();
 }
 
 std::shared_ptr<const Library> build(const std::string& source) {
   const std::string hash = stable_hash(str_cat(source, "\n", prelude(), "\n", compile_command("", ""), "\n",
                                                compiler_version(), "\n", cpu_capabilities().str()));
-  std::lock_guard<std::mutex> lock(mutex);
-  if (auto found = loaded.find(hash); found != loaded.end()) {
+  std::lock_guard<std::mutex> lock(libraries_mutex);
+  if (auto found = loaded_libraries.find(hash); found != loaded_libraries.end()) {
     ++build_counters().memory_hits;
     return found->second;
   }
@@ -126,7 +126,7 @@ std::shared_ptr<const Library> build(const std::string& source) {
   std::filesystem::create_directories(folder, ignored);
   const std::string library_path = (folder / (hash + ".so")).string();
   std::shared_ptr<const Library> library;
-  if (std::filesystem::exists(library_path) && (library = load(library_path))) {
+  if (std::filesystem::exists(library_path) && (library = load_library(library_path))) {
     ++build_counters().disk_hits;
   } else {
     const std::filesystem::path source_path = folder / (hash + ".cpp");
@@ -134,28 +134,28 @@ std::shared_ptr<const Library> build(const std::string& source) {
     std::string output;
     int status = -1;
     try {
-      write_file(prelude_path, prelude());  // the one this build includes
-      write_file(source_path, source);
+      write_atomically(prelude_path, prelude());  // the one this build includes
+      write_atomically(source_path, source);
       const std::string partial = library_path + ".partial" + std::to_string(getpid());
       ++build_counters().compiler_runs;
-      status = run(compile_command(source_path.string(), partial), output);
+      status = run_command(compile_command(source_path.string(), partial), output);
       if (status == 0) std::filesystem::rename(partial, library_path);
     } catch (const std::exception& error) {
       output = error.what();
     }
-    if (status == 0) library = load(library_path);
+    if (status == 0) library = load_library(library_path);
     if (!library) {
       std::string first_line = output.substr(0, output.find('\n'));
       if (first_line.empty()) {
         const char* load_error = dlerror();
         first_line = status != 0 ? "no output" : load_error ? load_error : "dlopen failed";
       }
-      warn_once(str_cat("ember.compile: building the generated kernels with `", compiler(), "` failed (", first_line,
-                        "); the compiled function runs eagerly instead"));
+      warn_once(str_cat("ember.compile: building the generated kernels with `", compiler_command(), "` failed (",
+                        first_line, "); the compiled function runs eagerly instead"));
       return nullptr;
     }
   }
-  loaded[hash] = library;
+  loaded_libraries[hash] = library;
   return library;
 }
 

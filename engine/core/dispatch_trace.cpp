@@ -45,7 +45,7 @@ struct Names {
   void clear() { *this = Names(); }
 };
 
-std::mutex mutex;
+std::mutex trace_mutex;
 std::vector<DispatchTrace::Sink*> sinks;
 Names<TensorImpl> tensor_names;
 Names<Storage> storage_names;
@@ -71,7 +71,7 @@ void line(std::string_view text) {
   std::string indented(static_cast<size_t>(2 * depth), ' ');
   indented.append(text);
   indented.push_back('\n');
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(trace_mutex);
   for (DispatchTrace::Sink* sink : sinks) {
     sink->text += indented;
     if (sink->stream) *sink->stream << indented << std::flush;
@@ -94,20 +94,20 @@ void error(const std::exception& error) {
 
 std::string name_of(const Tensor& t) {
   if (!t.defined()) return "None";
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(trace_mutex);
   return str_cat("t", tensor_names.number_of(t.impl_ptr()));
 }
 
 std::string storage_name_of(const Tensor& t) {
   if (!t.defined()) return "None";
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(trace_mutex);
   return str_cat("s", storage_names.number_of(t.impl()->storage));
 }
 
 }  // namespace trace
 
 DispatchTrace::DispatchTrace() : sink_(new Sink) {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(trace_mutex);
   sinks.push_back(sink_);
   trace::on.store(true, std::memory_order_relaxed);
 }
@@ -115,7 +115,7 @@ DispatchTrace::DispatchTrace() : sink_(new Sink) {
 DispatchTrace::DispatchTrace(std::ostream& stream) : DispatchTrace() { sink_->stream = &stream; }
 
 DispatchTrace::~DispatchTrace() {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(trace_mutex);
   std::erase(sinks, sink_);
   delete sink_;
   if (sinks.empty()) {  // the next trace names from t0 and s0 again
@@ -126,7 +126,7 @@ DispatchTrace::~DispatchTrace() {
 }
 
 std::string DispatchTrace::text() const {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(trace_mutex);
   return sink_->text;
 }
 

@@ -34,8 +34,8 @@ int strength(MemoryCategory category) {
 using BlockKey = std::pair<int, const void*>;  // the device, the block's address
 BlockKey key_of(Device device, const void* data) { return {static_cast<int>(device.type) * 64 + device.index, data}; }
 
-// The log being kept, under `mutex`; `keeping` says whether one is.
-std::mutex mutex;
+// The log being kept, under `log_mutex`; `keeping` says whether one is.
+std::mutex log_mutex;
 bool keeping = false;
 int64_t start_ns = 0;
 std::shared_ptr<detail::MemoryLog> log;
@@ -47,7 +47,7 @@ int64_t now_ns() {
       .count();
 }
 
-// The allocation holding `t`'s bytes (under `mutex`), or -1 when they are not the allocator's (a
+// The allocation holding `t`'s bytes (under `log_mutex`), or -1 when they are not the allocator's (a
 // NumPy array's); one allocated before the profile is entered now, as an input.
 int64_t allocation_of(const Tensor& t) {
   if (!t.defined() || !t.impl()->storage) return -1;
@@ -82,7 +82,7 @@ const char* category_name(MemoryCategory category) {
 namespace detail {
 
 void begin_memory_log(int64_t session_start_ns) {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(log_mutex);
   keeping = true;
   start_ns = session_start_ns;
   log = std::make_shared<MemoryLog>();
@@ -93,7 +93,7 @@ void begin_memory_log(int64_t session_start_ns) {
 
 void end_memory_log(int64_t stop_ns) {
   tagging_memory.store(false, std::memory_order_relaxed);
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(log_mutex);
   if (!keeping) {  // a profile without profile_memory: nothing for take_memory_log
     finished.reset();
     return;
@@ -106,15 +106,15 @@ void end_memory_log(int64_t stop_ns) {
 }
 
 std::shared_ptr<const MemoryLog> take_memory_log() {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(log_mutex);
   return std::exchange(finished, nullptr);
 }
 
 void note_memory(Device device, const void* data, int64_t delta) {
   if (delta == 0) return;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(log_mutex);
   if (!keeping) return;
-  const int64_t time = now_ns() - start_ns;  // under the mutex: the changes stay in time order
+  const int64_t time = now_ns() - start_ns;  // under log_mutex: the changes stay in time order
   const BlockKey key = key_of(device, data);
   if (delta > 0) {
     const int64_t index = static_cast<int64_t>(log->allocations.size());
@@ -136,7 +136,7 @@ void note_memory(Device device, const void* data, int64_t delta) {
 }
 
 void note_op_arguments(const Argument* arguments, size_t count) {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(log_mutex);
   if (!keeping) return;
   for (size_t i = 0; i < count; ++i) {
     const Tensor* t = arguments[i].tensor;
@@ -151,7 +151,7 @@ void note_op_arguments(const Argument* arguments, size_t count) {
 }
 
 void tag_memory_slow(const Tensor& t, MemoryCategory category) {
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(log_mutex);
   if (!keeping) return;
   const int64_t index = allocation_of(t);
   if (index < 0) return;
