@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """docs/ops.md, the op reference: every public function of ember's C++ API (engine/api/ops.h,
-random.h), every public method of its Tensor (engine/core/tensor.h), the ops of engine/core/op_list.h and every function and Tensor
+random.h, and compile in engine/compile/compiled_function.h), every public method of its Tensor (engine/core/tensor.h), the ops of engine/core/op_list.h and every function and Tensor
 method of its Python module, one line each, with its C++ and Python names and PyTorch's one-line
 summary. Made from the same places the binding test reads (python/tests/test_bindings.py), so
 python/tests/test_op_reference.py fails when an op is added without the reference being remade.
@@ -44,14 +44,15 @@ def listed_names():
 
 def cpp_functions():
     names = listed_names()
-    for header in ("engine/api/ops.h", "engine/api/random.h"):
+    for header in ("engine/api/ops.h", "engine/api/random.h", "engine/compile/compiled_function.h"):
         with open(os.path.join(ROOT, header)) as text:
             # wrapped_number:: is what Python's `x + 2` calls (the same names, Python's node), not more API.
             declarations = re.sub(r"namespace wrapped_number \{.*?\}  // namespace wrapped_number", "", text.read(),
                                   flags=re.DOTALL)
             for match in re.finditer(r"^(?:[\w:][\w:<>, ]*?[\s&*]+)(\w+)\(", declarations, re.MULTILINE):
                 names.add(match.group(1))
-    return {n for n in names if not n.startswith("operator") and n != "call"}
+    # `requires` is a C++20 constraint the pattern takes for a call, not a function.
+    return {n for n in names if not n.startswith("operator") and n not in ("call", "requires")}
 
 
 def cpp_methods():
