@@ -11,6 +11,8 @@
 //                  chosen per device (kernels/backend.h); see Note [Compute under no_grad]
 //   4. autograd  - when grad mode is on and a tensor argument requires grad, record the node
 //                  Op::save returns (derivatives.h), with one edge per tensor argument.
+// While a graph capture runs on the thread (capture/capture.h, ember::compile's first half), call
+// also writes each top-level call into the graph (captured_call); otherwise that costs one load.
 // In-place and view ops take their own branch of step 4 (PyTorch's ADInplaceOrView, inplace.h):
 // an in-place op is checked before it writes, saves what it needs before it writes (mul_ keeps
 // self's old value), then bumps the version counter and rewrites the history; a view records its
@@ -279,9 +281,10 @@ template <typename Op, typename... Args>
 template <typename Op, typename... Args>
 auto call(const Args&... args) -> decltype(cast_and_run<Op>(args...));
 
-// Steps 2 to 4, watched by the dispatch trace when one runs.
+// Steps 2 to 4, watched by the dispatch trace when one runs. Always inlined, as run is: call and
+// captured_call both call it.
 template <typename Op, typename... Args>
-auto traced_or_not(const Args&... args) {
+[[gnu::always_inline]] inline auto traced_or_not(const Args&... args) {
   if (trace::enabled()) [[unlikely]]
     return traced_call<Op>(args...);
   return cast_and_run<Op>(args...);
