@@ -12,7 +12,8 @@
 //   4. autograd  - when grad mode is on and a tensor argument requires grad, record the node
 //                  Op::save returns (derivatives.h), with one edge per tensor argument.
 // While a graph capture runs on the thread (capture/capture.h, ember::compile's first half), call
-// also writes each top-level call into the graph (captured_call); otherwise that costs one load.
+// also writes each top-level call into the graph (captured_call); with neither a capture nor the
+// dispatch trace on, watching costs one load (dispatch_observers).
 // In-place and view ops take their own branch of step 4 (PyTorch's ADInplaceOrView, inplace.h):
 // an in-place op is checked before it writes, saves what it needs before it writes (mul_ keeps
 // self's old value), then bumps the version counter and rewrites the history; a view records its
@@ -281,10 +282,9 @@ template <typename Op, typename... Args>
 template <typename Op, typename... Args>
 auto call(const Args&... args) -> decltype(cast_and_run<Op>(args...));
 
-// Steps 2 to 4, watched by the dispatch trace when one runs. Always inlined, as run is: call and
-// captured_call both call it.
+// Steps 2 to 4, watched by the dispatch trace when one runs.
 template <typename Op, typename... Args>
-[[gnu::always_inline]] inline auto traced_or_not(const Args&... args) {
+auto traced_or_not(const Args&... args) {
   if (trace::enabled()) [[unlikely]]
     return traced_call<Op>(args...);
   return cast_and_run<Op>(args...);
@@ -331,12 +331,19 @@ template <typename Op, typename... Args>
   }
 }
 
+// A call while the dispatch trace or a graph capture observes (core/dispatch_trace.h's count).
+template <typename Op, typename... Args>
+[[gnu::noinline]] auto observed_call(const Args&... args) {
+  if (capture::any_active()) return captured_call<Op>(args...);
+  return traced_or_not<Op>(args...);
+}
+
 template <typename Op, typename... Args>
 auto call(const Args&... args) -> decltype(cast_and_run<Op>(args...)) {  // declared: a replay calls it
   profiler::OpEvent<Op> profiled(args...);  // 1. profiler: an event named Op::name around the whole call
-  if (capture::any_active()) [[unlikely]]   // a graph capture records the call (capture/capture.h)
-    return captured_call<Op>(args...);
-  return traced_or_not<Op>(args...);
+  if (dispatch_observers.load(std::memory_order_relaxed)) [[unlikely]]  // a trace or a capture watches
+    return observed_call<Op>(args...);
+  return cast_and_run<Op>(args...);
 }
 
 // An in-place op called by a factory on the tensor it has just made (randn's normal_, ones_like's

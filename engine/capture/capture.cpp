@@ -39,11 +39,13 @@ Session::Session(const std::vector<Tensor>& inputs, const std::vector<std::strin
     add_known(inputs[i], i < input_names.size() ? input_names[i] : str_cat("arg", i), nullptr);
   this_thread_session = this;
   sessions.fetch_add(1, std::memory_order_relaxed);
+  dispatch_observers.fetch_add(1, std::memory_order_relaxed);
 }
 
 Session::~Session() {
   this_thread_session = nullptr;
   sessions.fetch_sub(1, std::memory_order_relaxed);
+  dispatch_observers.fetch_sub(1, std::memory_order_relaxed);
 }
 
 void Session::name_constant(const Tensor& t, const std::string& name) {

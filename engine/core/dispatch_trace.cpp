@@ -108,6 +108,7 @@ std::string storage_name_of(const Tensor& t) {
 
 DispatchTrace::DispatchTrace() : sink_(new Sink) {
   std::lock_guard<std::mutex> lock(trace_mutex);
+  if (sinks.empty()) dispatch_observers.fetch_add(1, std::memory_order_relaxed);
   sinks.push_back(sink_);
   trace::on.store(true, std::memory_order_relaxed);
 }
@@ -120,6 +121,7 @@ DispatchTrace::~DispatchTrace() {
   delete sink_;
   if (sinks.empty()) {  // the next trace names from t0 and s0 again
     trace::on.store(false, std::memory_order_relaxed);
+    dispatch_observers.fetch_sub(1, std::memory_order_relaxed);
     tensor_names.clear();
     storage_names.clear();
   }

@@ -28,6 +28,11 @@ namespace ember {
 
 class Tensor;
 
+// How many observers of the dispatcher are on: the dispatch trace (however many DispatchTraces
+// listen, it counts once) and each graph capture (capture/capture.h). call<Op> checks this one
+// count, so that with neither on an op pays one relaxed load and a predictable branch.
+inline std::atomic<int> dispatch_observers{0};
+
 namespace trace {
 
 // True while some DispatchTrace (or EMBER_TRACE) listens.
