@@ -238,6 +238,21 @@ TEST_CASE("an op with no lowering is a graph break: it runs eagerly between two 
   CHECK(explained.find("  aten::softmax: no lowering\n") != std::string::npos);
 }
 
+TEST_CASE("a view that reorders elements (a transpose) runs as it is, between kernels, and is no graph break",
+          "[compile]") {
+  auto function = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{sigmoid((in[0] * 2.0).t()) + 1.0, in[0].reshape({-1})};
+  };
+  CompiledFunction compiled(function, {"x"});
+  const Tensor x = randn({4, 6});
+  compiled({x});
+  const std::vector<Tensor> got = compiled({x}), expected = function({x});
+  CHECK(max_ulps(got[0], expected[0]) <= 8);
+  CHECK(max_ulps(got[1], expected[1]) == 0);
+  CHECK(compiled.stats().graph_breaks.empty());
+  CHECK(compiled.stats().kernels == 2);  // x * 2, then sigmoid + 1 over the transposed [6, 4]
+}
+
 TEST_CASE("a call that breaks a guard captures again: the recompile is counted with Dynamo's reason", "[compile]") {
   auto function = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * sigmoid(in[0])}; };
   CompiledFunction compiled(function, {"x"});

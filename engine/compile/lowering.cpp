@@ -77,6 +77,8 @@ Lowering reduction(const capture::Graph& graph, const std::vector<Argument>& a, 
 
 const std::set<std::string> views = {"aten::view",    "aten::reshape",   "aten::_reshape_alias", "aten::_unsafe_view",
                                      "aten::squeeze", "aten::unsqueeze", "aten::expand",         "aten::alias"};
+const std::set<std::string> reordering_views = {"aten::t",     "aten::transpose", "aten::permute",    "aten::select",
+                                                "aten::slice", "aten::narrow",    "aten::as_strided", "aten::detach"};
 const std::set<std::string> products = {"aten::mm", "aten::addmm", "aten::bmm", "aten::matmul", "aten::linear"};
 
 }  // namespace
@@ -85,6 +87,7 @@ Lowering lower(const capture::Graph& graph, const capture::OpNode& node) {
   const std::string& op = node.op;
   const auto& a = node.arguments;
   if (products.count(op)) return {Lowered::Extern, "", {}, ""};
+  if (reordering_views.count(op)) return {Lowered::Eager, "", {}, ""};
   if (node.in_place) return none("an in-place op");
   for (int output : node.outputs)
     if (output < 0 || graph.values[output].dtype != kFloat32 || !graph.values[output].device.is_cpu())

@@ -12,7 +12,9 @@
 namespace ember::compiler {
 
 struct Lowering {
-  enum class Kind { Pointwise, RowSum, RowMean, ColumnSum, ColumnMean, View, Extern, None };
+  // Extern: a matrix product, called as it is. Eager: a view that reorders elements (a transpose,
+  // a slice): it moves no data, so running it as it is breaks nothing.
+  enum class Kind { Pointwise, RowSum, RowMean, ColumnSum, ColumnMean, View, Extern, Eager, None };
   Kind kind = Kind::None;
   std::string formula;        // Pointwise: "$0 * $1", "ember_sigmoid($0)", numbers written in
   std::vector<int> operands;  // the graph values it reads
