@@ -41,7 +41,6 @@ namespace {
 struct CompiledFunctionBackward : autograd::CustomBackward {
   std::shared_ptr<const RegionBackward> region;
   std::vector<int> outputs;  // the forward values the node's outputs are, in order
-  std::vector<int> inputs;   // the forward values its inputs are
   std::weak_ptr<autograd::Node> node;
 
   std::vector<Tensor> backward(const std::vector<Tensor>& grad_outputs) override {
@@ -120,7 +119,6 @@ void run_kernel(const Program& program, int index, Env& env) {
     node_backward->is_tensor_arg.assign(inputs.size(), true);
     node_backward->region = backward;
     node_backward->outputs = kernel.outputs;
-    node_backward->inputs = kernel.inputs;
     auto node = autograd::make_custom_node(node_backward, inputs);
     node_backward->node = node;
     std::vector<Tensor> saved_only;  // outputs written for the backward alone are not differentiable
