@@ -16,8 +16,10 @@ fi
 cmake -S . -B build-tsan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DEMBER_SANITIZE=thread -DEMBER_CUDA=OFF >/dev/null
 cmake --build build-tsan --parallel "$(nproc)" --target ember_tests
+# ember::compile's kernels are built by clang++ too (EMBER_CXX), so that they use the same OpenMP
+# runtime, libomp, which Archer sees; g++'s would bring libgomp into the process beside it.
 # The whole suite: every op's parallel_for runs on OpenMP's threads. allocator_may_return_null: an
 # impossible allocation returns null (ember then raises its error), as in CI's sanitizer build.
-OMP_TOOL_LIBRARIES=$archer \
+EMBER_CXX=clang++ OMP_TOOL_LIBRARIES=$archer \
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1 suppressions=$PWD/.ci/tsan.supp" \
   build-tsan/tests/ember_tests "$@"

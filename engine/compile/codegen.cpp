@@ -14,6 +14,7 @@ const std::string& prelude() {
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <omp.h>
 #include <vector>
 
 // exp(x) as Cephes computes it (the method of PyTorch's avx_mathfun.h), written without branches
@@ -76,15 +77,20 @@ class Writer {
     std::vector<int> column_sums;
     for (const auto& [value, v] : kernel_.values)
       if (is_column_reduction(v.kind)) column_sums.push_back(value);
-    for (int value : column_sums)  // in double: a column adds one term per row, and rows are many
+    // In double: a column adds one term per row, and rows are many. Each thread has its own slot,
+    // and the slots are added in thread order after the rows, so the sums do not depend on timing.
+    for (int value : column_sums) {
       line(1, "std::vector<double> ", name(value), "_total(columns, 0.0);");
+      line(1, "std::vector<double> ", name(value), "_partials(threads * columns, 0.0);  // one slot per thread");
+    }
     line(1, "#pragma omp parallel num_threads(threads)");
     line(1, "{");
     // A thread adds its rows' terms in float, and every kColumnBlock rows moves them into double:
     // the float sums' rounding stays that of a few terms, and the inner loops stay float.
     for (int value : column_sums) {
       line(2, "std::vector<float> ", name(value), "_block(columns, 0.0f);  // this thread's last rows");
-      line(2, "std::vector<double> ", name(value), "_partial(columns, 0.0);  // this thread's column sums");
+      line(2, "double* ", name(value), "_partial = ", name(value),
+           "_partials.data() + omp_get_thread_num() * columns;");
     }
     if (!column_sums.empty()) line(2, "int64_t rows_in_block = 0;");
     const int passes = last_pass() + 1;
@@ -105,14 +111,15 @@ class Writer {
       line(3, "}");
     }
     line(2, "}");
+    if (!column_sums.empty()) move_blocks(2);
+    line(1, "}");
     if (!column_sums.empty()) {
-      move_blocks(2);
-      line(2, "#pragma omp critical");
+      line(1, "for (int thread = 0; thread < threads; ++thread)");
       line(2, "for (int64_t c = 0; c < columns; ++c) {");
-      for (int value : column_sums) line(3, name(value), "_total[c] += ", name(value), "_partial[c];");
+      for (int value : column_sums)
+        line(3, name(value), "_total[c] += ", name(value), "_partials[thread * columns + c];");
       line(2, "}");
     }
-    line(1, "}");
     for (int value : column_sums)
       if (is_output(value))
         line(1, "for (int64_t c = 0; c < columns; ++c) ", name(value), "_out[c] = ", expression(value), ";");
