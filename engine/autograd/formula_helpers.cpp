@@ -198,7 +198,12 @@ Tensor join_pieces(const std::vector<Tensor>& grads, const std::vector<Dims>& pi
 
 Grads ExpandBackward0::apply(const Tensor& g, Needs) const { return {sum_to(g, self_sizes)}; }
 
-Grads sigmoid_backward(const Tensor& g, const Tensor& result) { return {g * result * (1.0 - result)}; }
+// `1 - y` first, named: the operands of `g * y * (1 - y)` may be evaluated in either order, and GCC
+// and clang differ, which a profile, a trace or a compiled graph would show.
+Grads sigmoid_backward(const Tensor& g, const Tensor& result) {
+  const Tensor one_minus_result = 1.0 - result;
+  return {g * result * one_minus_result};
+}
 Grads tanh_backward(const Tensor& g, const Tensor& result) { return {g * (1.0 - result * result)}; }
 Grads softmax_backward(const Tensor& g, const Tensor& result, int64_t dim) {
   return {result * (g - (g * result).sum({dim}, true))};
