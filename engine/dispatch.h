@@ -334,7 +334,7 @@ template <typename Op, typename... Args>
 // A call while the dispatch trace or a graph capture observes (core/dispatch_trace.h's count).
 template <typename Op, typename... Args>
 [[gnu::noinline]] auto observed_call(const Args&... args) {
-  if (capture::any_active()) return captured_call<Op>(args...);
+  if (capture::current()) return captured_call<Op>(args...);
   return traced_or_not<Op>(args...);
 }
 

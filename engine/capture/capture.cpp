@@ -38,13 +38,11 @@ Session::Session(const std::vector<Tensor>& inputs, const std::vector<std::strin
   for (size_t i = 0; i < inputs.size(); ++i)
     add_known(inputs[i], i < input_names.size() ? input_names[i] : str_cat("arg", i), nullptr);
   this_thread_session = this;
-  sessions.fetch_add(1, std::memory_order_relaxed);
   dispatch_observers.fetch_add(1, std::memory_order_relaxed);
 }
 
 Session::~Session() {
   this_thread_session = nullptr;
-  sessions.fetch_sub(1, std::memory_order_relaxed);
   dispatch_observers.fetch_sub(1, std::memory_order_relaxed);
 }
 

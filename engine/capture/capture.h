@@ -128,11 +128,8 @@ class Session {
   std::set<int> functional_;  // values made by in-place ops recorded as functional ones
 };
 
-// How many captures run, on any thread (each also counts in core/dispatch_trace.h's
-// dispatch_observers, call<Op>'s one check).
-inline std::atomic<int> sessions{0};
-inline bool any_active() { return sessions.load(std::memory_order_relaxed) != 0; }
-// This thread's capture, or null.
+// This thread's capture, or null. (Each capture also counts in core/dispatch_trace.h's
+// dispatch_observers, call<Op>'s one check.)
 Session* current();
 
 // ---- how captured_call (dispatch.h) turns an op call into a node ----

@@ -159,11 +159,7 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
   std::vector<Tensor> outputs;
   auto entry = capture(inputs, outputs);
   if (entry) {
-    entry->guards.grad_mode = now.grad_mode;
-    entry->guards.inference_mode = now.inference_mode;
-    entry->guards.training = now.training;
-    entry->guards.autocast_cpu = now.autocast_cpu;
-    entry->guards.autocast_gpu = now.autocast_gpu;
+    entry->guards = now;  // the modes; the tensors' guards follow
     for (size_t i = 0; i < inputs.size(); ++i)
       entry->guards.inputs.push_back(
           compiler::guard_of(i < input_names_.size() ? input_names_[i] : str_cat("arg", i), inputs[i]));

@@ -182,12 +182,11 @@ class OpenKernel {
 std::string kernel_name(const Kernel& kernel, size_t number) {
   std::set<std::string> names;
   for (const std::string& op : kernel.replaced_ops) {
+    if (keeps_elements_in_place(op)) continue;
     std::string name = op.substr(op.rfind(':') + 1);
     if (!name.empty() && name[0] == '_') name.erase(0, 1);
     if (!name.empty() && name.back() == '_') name.pop_back();
-    static const std::set<std::string> views = {"view",    "reshape",   "reshape_alias", "unsafe_view",
-                                                "squeeze", "unsqueeze", "expand",        "alias"};
-    if (!views.count(name)) names.insert(name);
+    names.insert(name);
   }
   std::string text = "cpp_fused";
   for (const std::string& name : names) text = str_cat(text, "_", name);

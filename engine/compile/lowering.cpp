@@ -83,6 +83,8 @@ const std::set<std::string> products = {"aten::mm", "aten::addmm", "aten::bmm", 
 
 }  // namespace
 
+bool keeps_elements_in_place(const std::string& op) { return views.count(op) != 0; }
+
 Lowering lower(const capture::Graph& graph, const capture::OpNode& node) {
   const std::string& op = node.op;
   const auto& a = node.arguments;

@@ -23,6 +23,10 @@ struct Lowering {
 
 Lowering lower(const capture::Graph& graph, const capture::OpNode& node);
 
+// Whether `op` is a view that keeps its elements in place (view, reshape, expand, ...): free in a
+// kernel, and left out of the kernel's name.
+bool keeps_elements_in_place(const std::string& op);
+
 // A number as a float literal the generated C++ reads back exactly ("0.5f", "1e-05f").
 std::string float_literal(double number);
 
