@@ -188,3 +188,35 @@ TEST_CASE("hooks and retain_grad need a tensor that requires grad", "[autograd-d
                     "cannot register a hook on a tensor that doesn't require gradient");
   CHECK_THROWS_WITH(c.retain_grad(), "can't retain_grad on Tensor that has requires_grad=False");
 }
+
+TEST_CASE("graphs from one leaf share its AccumulateGrad node, which keeps the leaf alive",
+          "[autograd-debug][graph-walk]") {
+  std::weak_ptr<TensorImpl> leaf_alive;
+  Tensor doubled, tripled;
+  {
+    Tensor leaf = from_vector<float>({1, 2}, {2}).requires_grad_();
+    leaf_alive = leaf.impl_ptr();
+    doubled = leaf * 2;
+    tripled = leaf * 3;
+  }
+  auto accumulate = doubled.grad_fn()->next_functions()[0].node;
+  CHECK(accumulate->name() == "torch::autograd::AccumulateGrad");
+  CHECK(accumulate == tripled.grad_fn()->next_functions()[0].node);
+  CHECK_FALSE(leaf_alive.expired());  // the user dropped it; the graphs hold it, as PyTorch's do
+
+  doubled.sum().backward();  // still reaches the leaf's .grad
+  CHECK(Tensor(leaf_alive.lock()).grad().to_vector<float>() == std::vector<float>{2, 2});
+  doubled = tripled = Tensor();
+  CHECK_FALSE(leaf_alive.expired());  // a handle on its node holds it too
+  accumulate.reset();
+  CHECK(leaf_alive.expired());  // and with the graphs, the leaf goes: no cycle through its node
+}
+
+TEST_CASE("after set_data, a leaf's gradient takes the new data's sizes", "[autograd-debug][graph-walk]") {
+  Tensor leaf = from_vector<float>({1, 2}, {2}).requires_grad_();
+  (leaf * 2).sum().backward();
+  leaf.mutable_grad() = Tensor();
+  leaf.set_data(from_vector<float>({1, 2, 3}, {3}));
+  (leaf * 2).sum().backward();
+  CHECK(leaf.grad().sizes() == Dims{3});
+}

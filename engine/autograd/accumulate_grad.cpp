@@ -32,8 +32,9 @@ void traced(const Tensor& leaf, const Tensor& new_grad, trace_lines::Accumulatio
 }  // namespace
 
 Grads AccumulateGrad::apply(const Tensor& new_grad, Needs) const {
-  accumulate_grad(Tensor(variable), new_grad);
-  profiler::tag_memory(Tensor(variable), profiler::MemoryCategory::Parameter);  // a leaf that learns
+  const Tensor leaf(variable.lock());
+  accumulate_grad(leaf, new_grad);
+  profiler::tag_memory(leaf, profiler::MemoryCategory::Parameter);  // a leaf that learns
   return {};
 }
 

@@ -11,7 +11,8 @@ namespace ember::autograd {
 
 struct AccumulateGrad {  // adds the incoming gradient into the leaf's .grad
   static constexpr const char* name = "torch::autograd::AccumulateGrad";
-  std::shared_ptr<TensorImpl> variable;
+  // The leaf, which owns this node: whoever holds the node through an edge holds the leaf too.
+  std::weak_ptr<TensorImpl> variable;
   Grads apply(const Tensor& g, Needs) const;
 };
 

@@ -2,7 +2,12 @@
 // TensorImpl (core/tensor_impl.h, AutogradMetaDeleter).
 #include "autograd_meta.h"
 
+#include "node.h"
+
 namespace ember::autograd {
+
+AutogradMeta::AutogradMeta() = default;
+AutogradMeta::~AutogradMeta() = default;
 
 void AutogradMetaDeleter::operator()(AutogradMeta* meta) const { delete meta; }
 

@@ -19,11 +19,13 @@ struct Node;
 enum class CreationMeta : uint8_t { Default, NoGradMode, InferenceMode, MultiOutputNode, InCustomFunction };
 
 struct AutogradMeta {
+  AutogradMeta();  // both defined beside Node's type (autograd_meta.cpp)
+  ~AutogradMeta();
+
   bool requires_grad = false;                   // leaves only; results require grad through grad_fn
   Tensor grad;                                  // leaves: the accumulated gradient
   std::shared_ptr<Node> grad_fn;                // results: the node that produced this tensor
   uint32_t output_nr = 0;                       // which output of grad_fn this tensor is
-  std::weak_ptr<Node> grad_accumulator;         // leaves: the AccumulateGrad node, while a graph uses it
   std::shared_ptr<HookList<TensorHook>> hooks;  // leaves: run before accumulating (a result's are its grad_fn's)
   bool retains_grad = false;                    // results: retain_grad() was called
   uint64_t retains_grad_hook = 0;               // and the id of its hook in grad_fn's tensor hooks
@@ -41,7 +43,18 @@ struct AutogradMeta {
   CreationMeta creation_meta = CreationMeta::Default;
   uint32_t view_version = 0;
 
-  std::mutex mutex;  // guards grad and grad_accumulator when threads share a leaf
+  // Leaves: the AccumulateGrad node that adds their gradients into `grad`, made by the first recorded
+  // op that uses the leaf and kept as long as the leaf. An edge to it owns the leaf, not the node
+  // (gradient_edge, record.cpp), as PyTorch's AccumulateGrad owns its variable: no cycle forms, and
+  // an op after the first makes no node for the leaf. (PyTorch makes a new one whenever no graph
+  // holds the last: so there, hooks registered on the node go with it.)
+  std::unique_ptr<Node> grad_accumulator;
+  std::once_flag grad_accumulator_made;
+  // A leaf unpacked from a saved tensor's hooks stands in for the saved leaf: its gradients go to
+  // that leaf's node (saved_tensor.cpp).
+  std::shared_ptr<Node> borrowed_grad_accumulator;
+
+  std::mutex mutex;  // guards grad when threads share a leaf
 };
 
 }  // namespace ember::autograd

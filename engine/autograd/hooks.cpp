@@ -15,7 +15,7 @@ namespace {
 // The hooks of the tensor that is output `output_nr` of `node` (a leaf's, for AccumulateGrad).
 const std::shared_ptr<HookList<TensorHook>>* tensor_hooks(const Node& node, size_t output_nr) {
   if (const auto* accumulate = std::get_if<AccumulateGrad>(&node.fn))
-    return &accumulate->variable->autograd_meta->hooks;
+    return &accumulate->variable.lock()->autograd_meta->hooks;
   return output_nr < node.tensor_pre_hooks.size() ? &node.tensor_pre_hooks[output_nr] : nullptr;
 }
 

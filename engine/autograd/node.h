@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "anomaly_mode.h"
+#include "core/small_vector.h"
 #include "derivatives.h"
 #include "hooks.h"
 #include "input_meta.h"
@@ -30,9 +31,11 @@ struct Node {
   explicit Node(Backward backward) : fn(std::in_place_type<Backward>, std::move(backward)) {}
 
   BackwardFunction fn;
-  uint64_t sequence_nr = 0;       // creation order: among ready nodes, later ones run first
-  std::vector<Edge> next_edges;   // one per tensor input of the forward op
-  std::vector<InputMeta> inputs;  // one per tensor input of the forward op
+  uint64_t sequence_nr = 0;  // creation order: among ready nodes, later ones run first
+  // One edge and one input record per tensor input of the forward op, inline for the usual one or
+  // two: a node is one allocation.
+  SmallVector<Edge, 2> next_edges;
+  SmallVector<InputMeta, 2> inputs;
   // How many gradients it receives: one per differentiable output of the forward op. Most ops
   // have one; unbind, split and a user's autograd Function may have several (output_nr tells a
   // tensor's place, autograd_meta.h), and each edge into the node names its slot (input_nr).
@@ -62,8 +65,8 @@ struct Node {
   Grads apply(const Tensor& grad_output) const;
   // PyTorch's grad_fn.next_functions: for each input of the forward op, the node its gradient goes
   // to and which of that node's inputs it is (AccumulateGrad for a leaf; null for an input that
-  // needs no gradient).
-  const std::vector<Edge>& next_functions() const { return next_edges; }
+  // needs no gradient). A copy, as libtorch's edge_list.
+  std::vector<Edge> next_functions() const { return {next_edges.begin(), next_edges.end()}; }
   // Frees the saved tensors (backward without retain_graph).
   void release();
   // The tensors it still holds for its formula (none once released): PyTorch's grad_fn._saved_*.

@@ -118,15 +118,14 @@ Edge gradient_edge(const Tensor& t) {
   // under no_grad of a tensor that requires grad "requires grad" too, but has neither: as in
   // PyTorch, no gradient flows through it to its base.
   if (!meta->requires_grad) return {};
-  std::lock_guard<std::mutex> lock(meta->mutex);
-  std::shared_ptr<Node> accumulator = meta->grad_accumulator.lock();
-  if (!accumulator) {
-    accumulator = std::make_shared<Node>(AccumulateGrad{t.impl_ptr()});
-    accumulator->sequence_nr = UINT64_MAX;  // run as soon as ready, and take no number, like PyTorch
-    accumulator->inputs.push_back({t.sizes(), t.dtype(), t.device()});
-    meta->grad_accumulator = accumulator;
-  }
-  return {accumulator, 0};
+  if (meta->borrowed_grad_accumulator) return {meta->borrowed_grad_accumulator, 0};
+  std::call_once(meta->grad_accumulator_made, [&] {
+    meta->grad_accumulator = std::make_unique<Node>(AccumulateGrad{t.impl_ptr()});
+    meta->grad_accumulator->sequence_nr = UINT64_MAX;  // run as soon as ready, and take no number, like PyTorch
+    meta->grad_accumulator->inputs.push_back({t.sizes(), t.dtype(), t.device()});
+  });
+  // Owns the leaf, points at its node (shared_ptr's aliasing constructor).
+  return {std::shared_ptr<Node>(t.impl_ptr(), meta->grad_accumulator.get()), 0};
 }
 
 }  // namespace ember::autograd

@@ -8,6 +8,7 @@
 
 #include "core/grad_mode.h"
 #include "core/inference_mode.h"
+#include "core/recycled_blocks.h"
 #include "node.h"
 
 namespace ember::autograd {
@@ -74,7 +75,7 @@ void add_input(Node& node, const Tensor& input);  // one edge (empty when it nee
 
 template <typename Backward>
 std::shared_ptr<Node> new_node(Backward backward) {
-  auto node = std::make_shared<Node>(std::move(backward));
+  auto node = make_recycled<Node>(std::move(backward));
   node->sequence_nr = next_sequence_nr();
   return node;
 }
@@ -86,7 +87,7 @@ std::shared_ptr<Node> make_node(Backward backward, const Args&... args) {
   auto node = new_node(std::move(backward));
   size_t inputs = 0;
   for_each_tensor([&](const Tensor&) { ++inputs; }, args...);
-  node->next_edges.reserve(inputs);  // one allocation each, not one per growth step
+  node->next_edges.reserve(inputs);  // past two: one allocation each, not one per growth step
   node->inputs.reserve(inputs);
   for_each_tensor([&](const Tensor& t) { add_input(*node, t); }, args...);
   return node;

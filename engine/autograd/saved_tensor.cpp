@@ -101,7 +101,7 @@ Tensor SavedTensor::with_saved_history(const Tensor& unpacked) const {
   if (const auto& accumulator = packed_->grad_accumulator) {  // a leaf: its gradients reach the saved leaf
     Tensor t = internal::alias(unpacked);
     t.requires_grad_();
-    t.impl()->autograd_meta->grad_accumulator = accumulator;
+    t.impl()->autograd_meta->borrowed_grad_accumulator = accumulator;
     return t;
   }
   return unpacked;

@@ -77,8 +77,8 @@ class SavedTensor {
     std::any value;
     std::shared_ptr<Node> grad_fn;  // an input's grad_fn (and which output of it the input was)
     uint32_t output_nr = 0;
-    // A leaf's, where its gradients go: held, as the node that saved the leaf may make its edge
-    // to the leaf only after saving it (no cycle: the leaf holds its accumulator weakly).
+    // A leaf's, where its gradients go: an edge's pointer, which owns the leaf (record.cpp's
+    // gradient_edge). No cycle: the leaf does not hold the node that saved it.
     std::shared_ptr<Node> grad_accumulator;
   };
   // Packs `t`; an input's unpacked value gets `original`'s history (t may be its detached alias).

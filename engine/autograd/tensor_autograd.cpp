@@ -132,6 +132,10 @@ void Tensor::set_data(const Tensor& new_data) const {
   impl.dtype = source.dtype;
   impl.numel = source.numel;
   impl.is_contiguous = source.is_contiguous;
+  // The leaf's AccumulateGrad node describes the tensor it feeds (where PyTorch would make a new
+  // node: for a new dtype or device).
+  if (impl.autograd_meta && impl.autograd_meta->grad_accumulator)
+    impl.autograd_meta->grad_accumulator->inputs[0] = {impl.sizes, impl.dtype, impl.device()};
 }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph,

@@ -26,7 +26,7 @@ std::string joined(const std::vector<std::string>& parts) {
 
 std::string node_label(const Node& node) {
   if (const auto* accumulate = std::get_if<AccumulateGrad>(&node.fn))
-    return "AccumulateGrad of " + trace::name_of(Tensor(accumulate->variable));
+    return "AccumulateGrad of " + trace::name_of(Tensor(accumulate->variable.lock()));
   return node.name();
 }
 

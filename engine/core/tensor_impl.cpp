@@ -2,6 +2,7 @@
 #include "tensor_impl.h"
 
 #include "memory_layout.h"
+#include "recycled_blocks.h"
 
 namespace ember {
 
@@ -21,7 +22,7 @@ const std::shared_ptr<VersionCounter>& no_version_counter() {
 TensorImpl::TensorImpl(std::shared_ptr<Storage> storage_, Dims sizes_, Dims strides_, int64_t storage_offset_,
                        DType dtype_, bool tracks_version)
     : storage(std::move(storage_)),
-      version_counter(tracks_version ? std::make_shared<VersionCounter>(true) : no_version_counter()),
+      version_counter(tracks_version ? make_recycled<VersionCounter>(true) : no_version_counter()),
       sizes(std::move(sizes_)),
       strides(std::move(strides_)),
       storage_offset(storage_offset_),

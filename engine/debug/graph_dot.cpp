@@ -110,7 +110,7 @@ class DotWriter {
         shown_.push_back(std::move(saved));
       }
       if (const auto* accumulate = std::get_if<AccumulateGrad>(&node->fn)) {
-        const TensorImpl* leaf = accumulate->variable.get();
+        const TensorImpl* leaf = accumulate->variable.lock().get();
         edge(tensor_box(leaf, leaf->sizes, "lightblue", name_of(leaf)), id);
       }
       for (auto it = node->next_edges.rbegin(); it != node->next_edges.rend(); ++it) {

@@ -161,7 +161,7 @@ void bind_nodes(py::module_& m) {
                              [](const Node& node) {
                                const auto* accumulate = std::get_if<autograd::AccumulateGrad>(&node.fn);
                                if (!accumulate) throw py::attribute_error("only AccumulateGrad has a variable");
-                               return Tensor(accumulate->variable);
+                               return Tensor(accumulate->variable.lock());
                              })
       // A node called as a function runs its formula: grad_fn(grad) (PyTorch's Node.__call__).
       .def("__call__",
