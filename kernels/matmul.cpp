@@ -27,7 +27,6 @@
 
 #include "contention.h"
 #include "convert.h"
-#include "core/cpu_capabilities.h"
 #include "core/size_arithmetic.h"
 #include "core/storage.h"
 #include "packed_weights.h"
@@ -64,7 +63,8 @@ dnnl::engine& cpu_engine() {
 // copy of g.t() (Zen 3), and the copy (one oneDNN reorder) took 2% of the product. So there such an
 // operand is copied first, into a kernel-side temporary; the result is the same product. On an
 // AVX-512 CPU oneDNN reads it in place at full speed: on Sapphire Rapids the same product took
-// 866-890 us read in place against 887-918 us copied first, so there it is not copied.
+// 866-890 us read in place against 887-918 us copied first, so there it is not copied. Which of
+// the two a product is follows the ISA oneDNN runs (bench_step_products times both).
 struct Product {
   dnnl::matmul plain;                        // reads the weights in their own layout
   dnnl::matmul::primitive_desc packed_desc;  // oneDNN's own choice of weights layout
@@ -76,6 +76,13 @@ struct Product {
   dnnl::memory given_source;   // that operand as given
   int64_t uses = 0;            // products it has run (the dispatch trace tells a new one from a cached one)
 };
+
+// Whether oneDNN's kernels use AVX-512: what the CPU has, unless ONEDNN_MAX_CPU_ISA caps it
+// (bench_step_products measures AVX2's kernels on an AVX-512 CPU that way).
+bool onednn_uses_avx512() {
+  static const bool uses = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+  return uses;
+}
 
 Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta,
                      const Tensor& bias) {
@@ -102,7 +109,7 @@ Product& product_for(const Tensor& out, const Tensor& a, const Tensor& b, double
     ops.append_sum(static_cast<float>(beta));
     attr.set_post_ops(ops);
   }
-  const bool copies_source = a.stride(2) != 1 && !cpu_capabilities().avx512f;
+  const bool copies_source = a.stride(2) != 1 && !onednn_uses_avx512();
   const dnnl::memory::desc given_desc = describe(a);
   const dnnl::memory::desc source_desc =
       copies_source ? dnnl::memory::desc({a.size(0), a.size(1), a.size(2)}, dnnl_type(a.dtype()),
