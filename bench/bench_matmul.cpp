@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -24,14 +23,6 @@ namespace {
 struct MatmulSize {
   int64_t M, K, N;  // [M, K] @ [K, N]
 };
-
-std::vector<float> random_values(int64_t count, unsigned seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = uniform(generator);
-  return values;
-}
 
 // The baseline: one oneDNN matmul primitive for row-major float32 [M, K] @ [K, N], built once,
 // with its memory objects built once, then executed as often as asked.
@@ -89,8 +80,8 @@ void print_rate(const MatmulSize& size, const bench::Stats& stats) {
 }
 
 Row measure_size(int threads, const MatmulSize& size) {
-  std::vector<float> a_values = random_values(size.M * size.K, 1);
-  std::vector<float> b_values = random_values(size.K * size.N, 2);
+  std::vector<float> a_values = bench::uniform_values(size.M * size.K, 1);
+  std::vector<float> b_values = bench::uniform_values(size.K * size.N, 2);
   ember::Tensor a = ember::from_vector(a_values, {size.M, size.K});
   ember::Tensor b = ember::from_vector(b_values, {size.K, size.N});
   ember::Tensor a_bf16 = a.to(ember::kBFloat16), b_bf16 = b.to(ember::kBFloat16);

@@ -15,7 +15,6 @@
 // asks oneDNN which ISA it uses, so both sides follow the variable).
 #include <algorithm>
 #include <cstdio>
-#include <random>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -92,14 +91,6 @@ class RawProduct {
   std::vector<float> packed_, left_copy_;
 };
 
-std::vector<float> random_values(int64_t count, unsigned seed) {
-  std::mt19937 generator(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(count));
-  for (float& v : values) v = uniform(generator);
-  return values;
-}
-
 struct Result {
   std::string product;
   double ember_seconds, best_raw_seconds;
@@ -136,8 +127,8 @@ Result compare(const std::string& product, std::function<void()> ember_call,
 
 // The four products of one Linear(in, out) layer's step on a [batch, in] input.
 std::vector<Result> layer_products(int64_t batch, int64_t in, int64_t out) {
-  std::vector<float> x_values = random_values(batch * in, 1), w_values = random_values(out * in, 2),
-                     g_values = random_values(batch * out, 3), bias_values = random_values(out, 4);
+  std::vector<float> x_values = bench::uniform_values(batch * in, 1), w_values = bench::uniform_values(out * in, 2),
+                     g_values = bench::uniform_values(batch * out, 3), bias_values = bench::uniform_values(out, 4);
   const ember::Tensor x = ember::from_vector(x_values, {batch, in}), w = ember::from_vector(w_values, {out, in}),
                       g = ember::from_vector(g_values, {batch, out}), bias = ember::from_vector(bias_values, {out});
   std::vector<float> y(batch * out), dx(batch * in), dw(out * in), db(out);

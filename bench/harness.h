@@ -22,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -138,6 +139,16 @@ inline std::vector<Stats> measure(const std::vector<Case>& cases, const Settings
     result.push_back({percentile(samples[i], 0.5), *std::min_element(samples[i].begin(), samples[i].end()),
                       percentile(samples[i], 0.1), percentile(samples[i], 0.9), rounds, calls_per_sample[i], load});
   return result;
+}
+
+// `count` floats uniform in [-1, 1) from std::mt19937 seeded with `seed`: operands both sides of a
+// comparison read, the same on every run.
+inline std::vector<float> uniform_values(int64_t count, unsigned seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(count));
+  for (float& v : values) v = uniform(generator);
+  return values;
 }
 
 // Stops the program unless `actual` matches `expected` within |a - e| <= atol + rtol * |e| for

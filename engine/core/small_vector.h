@@ -56,7 +56,7 @@ class SmallVector {
   }
 
  private:
-  bool on_heap() const { return !overflow_.empty() || overflow_.capacity() > 0; }
+  bool on_heap() const { return overflow_.capacity() > 0; }
   void move_to_heap(size_t capacity) {
     if (!on_heap()) {
       overflow_.reserve(capacity > 2 * N ? capacity : 2 * N);
