@@ -20,10 +20,11 @@
 #include "ember.h"
 #include "harness.h"
 
-// Heap allocations counted while `counting` is set: every operator new in the program (ember's
-// TensorImpls, storages, nodes, vectors). A tensor's data comes from the counting allocator's
-// block cache (engine/core/cpu_block_cache.h), which reuses freed blocks, so in a loop it asks for
-// none; this counts the objects around the data, which issue 42 wants fewer of.
+// Heap allocations counted while `counting` is set: every operator new in the program. A tensor's
+// data comes from the counting allocator's block cache (engine/core/cpu_block_cache.h), and its
+// TensorImpl, Storage, version counter and autograd node from this thread's recycled blocks
+// (engine/core/recycled_blocks.h), which both reuse freed blocks, so in a loop they ask for none.
+// What is counted is what still calls malloc per op: a result's autograd data, any vector.
 namespace {
 bool counting = false;
 int64_t allocations = 0;

@@ -150,9 +150,9 @@ std::string product_shape(const Tensor& out, const Tensor& a) {
 }
 
 Tensor kernel_buffer(const Dims& sizes, DType dtype) {
-  auto storage = std::make_shared<Storage>(storage_nbytes_contiguous(sizes, element_size(dtype)), kCPU);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
-                                             /*tracks_version=*/false));
+  auto storage = make_recycled<Storage>(storage_nbytes_contiguous(sizes, element_size(dtype)), kCPU);
+  return Tensor(make_recycled<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype,
+                                          /*tracks_version=*/false));
 }
 
 void gemm_onednn(const Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta, const Tensor& bias) {

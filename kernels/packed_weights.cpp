@@ -74,7 +74,7 @@ WeightsMemory weights_memory(const Tensor& b, const dnnl::memory& plain, const d
   PackedWeight& entry = *slot;
   if (!entry.bytes || entry.desc != preferred) {  // the second use (or a layout chosen since): pack
     check_room_for_onednn();                      // before the entry changes: it may throw
-    entry.bytes = std::make_shared<Storage>(static_cast<int64_t>(preferred.get_size()), kCPU);
+    entry.bytes = make_recycled<Storage>(static_cast<int64_t>(preferred.get_size()), kCPU);
     entry.desc = preferred;
     dnnl::memory packed(preferred, engine, entry.bytes->data);
     dnnl::reorder(unpacked.memory, packed).execute(stream, unpacked.memory, packed);

@@ -106,8 +106,8 @@ bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 Tensor Tensor::data() const {
   const TensorImpl& impl = checked();
-  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
-                                             /*tracks_version=*/!impl.is_inference()));
+  return Tensor(make_recycled<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
+                                          /*tracks_version=*/!impl.is_inference()));
 }
 
 bool Tensor::_is_view() const {

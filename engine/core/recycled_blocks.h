@@ -1,7 +1,7 @@
-// Recycled blocks: the small objects that every recorded op makes and frees again (its autograd
-// node, a new tensor's version counter) come from this thread's list of freed blocks of their
-// size instead of from malloc, as the caching allocator hands out freed tensor bytes again
-// (cpu_block_cache.h). A 1-element `a + b` with a graph spends as long in malloc and free as in
+// Recycled blocks: the small objects that every op makes and frees again (its result's TensorImpl,
+// Storage and version counter, its autograd node) come from this thread's list of freed blocks of
+// their size instead of from malloc, as the caching allocator hands out freed tensor bytes again
+// (cpu_block_cache.h). A 1-element `a + b` with a graph spent as long in malloc and free as in
 // its arithmetic; bench_tiny_ops counts the heap allocations left per op.
 //
 // Blocks come in powers of two from 64 to 1024 bytes. Each thread keeps at most

@@ -8,6 +8,7 @@
 #include "dims.h"
 #include "dtype.h"
 #include "python_object_slot.h"
+#include "recycled_blocks.h"  // TensorImpls and Storages are made with make_recycled
 #include "storage.h"
 #include "version_counter.h"
 

@@ -70,11 +70,10 @@ struct ToDevice : FunctionalOp {  // the engine moves the gradient back to the i
     }
     if (target.is_cpu()) {  // device to host: bring over the span the view covers, then pack on the host
       const int64_t span_bytes = storage_nbytes(self.sizes(), self.strides(), self.element_size());
-      auto host = std::make_shared<Storage>(span_bytes, kCPU);
+      auto host = make_recycled<Storage>(span_bytes, kCPU);
       if (span_bytes > 0) copy_bytes(self.device(), host->data, self.raw_data(), span_bytes, CopyKind::DeviceToHost);
-      return internal::contiguous(
-          Tensor(std::make_shared<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype(),
-                                              /*tracks_version=*/!InferenceMode::is_enabled())));
+      return internal::contiguous(Tensor(make_recycled<TensorImpl>(host, self.sizes(), self.strides(), 0, self.dtype(),
+                                                                   /*tracks_version=*/!InferenceMode::is_enabled())));
     }
     if (target.type != self.device().type) return compute(compute(self, kCPU), target);  // through the host
     // between devices of one kind

@@ -165,7 +165,7 @@ Tensor eye(int64_t n, int64_t m, Options options) {
   Tensor out = internal::new_empty({n, m}, options.dtype_, options.device_);
   kernels::on(out.device()).fill(out, 0);
   if (n > 0 && m > 0) {
-    Tensor diagonal(std::make_shared<TensorImpl>(*out.impl(), Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
+    Tensor diagonal(make_recycled<TensorImpl>(*out.impl(), Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
     kernels::on(out.device()).fill(diagonal, 1);
   }
   return finish_factory(out, options);
@@ -214,9 +214,9 @@ Tensor from_blob(void* data, const Dims& sizes, const Dims& strides, std::functi
     last += (sizes[d] - 1) * strides[d];
   }
   const int64_t nbytes = product(sizes) == 0 ? 0 : (last + 1) * element_size(options.dtype_);
-  auto storage = std::make_shared<Storage>(data, nbytes, kCPU, std::move(release));
-  Tensor out(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype_,
-                                          /*tracks_version=*/!InferenceMode::is_enabled()));
+  auto storage = make_recycled<Storage>(data, nbytes, kCPU, std::move(release));
+  Tensor out(make_recycled<TensorImpl>(std::move(storage), sizes, strides, 0, options.dtype_,
+                                       /*tracks_version=*/!InferenceMode::is_enabled()));
   return finish_factory(out, options);
 }
 

@@ -22,9 +22,9 @@ using autograd::SqueezeBackward3;
 struct SqueezeFresh : FunctionalOp {
   static constexpr const char* name = "aten::squeeze_";
   static Tensor compute(const Tensor& fresh, int64_t dim) {
-    Tensor out(std::make_shared<TensorImpl>(*fresh.impl(), fresh.sizes(), fresh.strides(), fresh.storage_offset(),
-                                            fresh.dtype()));  // an alias, not a view
-    squeeze_in_place(out, dim);                               // ATen's squeeze_ restrides in place: no as_strided
+    Tensor out(make_recycled<TensorImpl>(*fresh.impl(), fresh.sizes(), fresh.strides(), fresh.storage_offset(),
+                                         fresh.dtype()));  // an alias, not a view
+    squeeze_in_place(out, dim);                            // ATen's squeeze_ restrides in place: no as_strided
     return out;
   }
   static SqueezeBackward3 save(const Tensor&, const Tensor& fresh, int64_t) { return {{fresh.sizes()}}; }

@@ -16,8 +16,8 @@ Tensor new_dense(const Dims& sizes, const Dims& strides, DType dtype, Device dev
   for (int64_t s : sizes)
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
   const int64_t nbytes = storage_nbytes_contiguous(sizes, element_size(dtype));
-  return Tensor(std::make_shared<TensorImpl>(std::make_shared<Storage>(nbytes, device), sizes, strides, 0, dtype,
-                                             /*tracks_version=*/!InferenceMode::is_enabled()));
+  return Tensor(make_recycled<TensorImpl>(make_recycled<Storage>(nbytes, device), sizes, strides, 0, dtype,
+                                          /*tracks_version=*/!InferenceMode::is_enabled()));
 }
 }  // namespace
 
@@ -35,8 +35,8 @@ Tensor new_empty_with_strides(const Dims& sizes, const Dims& strides, DType dtyp
     EMBER_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
   for (int64_t s : strides) EMBER_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment");
   const int64_t nbytes = storage_nbytes(sizes, strides, element_size(dtype));
-  return Tensor(std::make_shared<TensorImpl>(std::make_shared<Storage>(nbytes, device), sizes, strides, 0, dtype,
-                                             /*tracks_version=*/!InferenceMode::is_enabled()));
+  return Tensor(make_recycled<TensorImpl>(make_recycled<Storage>(nbytes, device), sizes, strides, 0, dtype,
+                                          /*tracks_version=*/!InferenceMode::is_enabled()));
 }
 
 Tensor new_empty_like(const Tensor& t, DType dtype) {
@@ -45,7 +45,7 @@ Tensor new_empty_like(const Tensor& t, DType dtype) {
 
 Tensor alias(const Tensor& t) {
   const TensorImpl& impl = *t.impl();
-  return Tensor(std::make_shared<TensorImpl>(impl, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
+  return Tensor(make_recycled<TensorImpl>(impl, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
 }
 
 Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(const Tensor&)>& make) {
@@ -58,13 +58,13 @@ Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(
 Tensor view_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset) {
   using profiler::steps::Unrecorded;
   profiler::OpEvent<profiler::steps::AsStrided> step(t, Unrecorded{}, Unrecorded{}, Unrecorded{});
-  return Tensor(std::make_shared<TensorImpl>(*t.impl(), sizes, strides, offset, t.dtype()));
+  return Tensor(make_recycled<TensorImpl>(*t.impl(), sizes, strides, offset, t.dtype()));
 }
 
 Tensor alias_with_new_version(const Tensor& t) {
   const TensorImpl& impl = *t.impl();
-  return Tensor(std::make_shared<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
-                                             /*tracks_version=*/!impl.is_inference()));
+  return Tensor(make_recycled<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
+                                          /*tracks_version=*/!impl.is_inference()));
 }
 
 Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
@@ -72,7 +72,7 @@ Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
   const int64_t lead = sizes.size() - t.dim();
   Dims strides = Dims::filled(sizes.size(), 0);
   for (int64_t d = 0; d < t.dim(); ++d) strides[lead + d] = t.size(d) == 1 && sizes[lead + d] != 1 ? 0 : t.stride(d);
-  return Tensor(std::make_shared<TensorImpl>(*t.impl(), sizes, strides, t.storage_offset(), t.dtype()));
+  return Tensor(make_recycled<TensorImpl>(*t.impl(), sizes, strides, t.storage_offset(), t.dtype()));
 }
 
 Tensor converted(const Tensor& t, DType dtype) {

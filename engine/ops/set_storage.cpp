@@ -50,7 +50,7 @@ Tensor& Tensor::set_(const StorageHandle& source, int64_t storage_offset, const 
   return *this;
 }
 Tensor& Tensor::set_(const StorageHandle& source) { return set_(source, 0, {source.nbytes() / element_size()}); }
-Tensor& Tensor::set_() { return set_(StorageHandle(std::make_shared<Storage>(0, device())), 0, {0}); }
+Tensor& Tensor::set_() { return set_(StorageHandle(make_recycled<Storage>(0, device())), 0, {0}); }
 // PyTorch's Python door refuses another dtype (libtorch's would read the bytes as this tensor's).
 Tensor& Tensor::set_(const Tensor& source) {
   EMBER_CHECK(source.dtype() == dtype(), "set_: expected a source tensor of dtype ", scalar_type_name(dtype()),

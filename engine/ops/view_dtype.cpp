@@ -42,7 +42,7 @@ struct ViewDtype : FunctionalOp {
         offset /= ratio;
       }
     }
-    return Tensor(std::make_shared<TensorImpl>(*self.impl(), sizes, strides, offset, dtype));
+    return Tensor(make_recycled<TensorImpl>(*self.impl(), sizes, strides, offset, dtype));
   }
 };
 

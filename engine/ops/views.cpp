@@ -18,7 +18,7 @@ namespace {
 
 // A tensor sharing self's storage and version counter, with another layout.
 Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
-  return Tensor(std::make_shared<TensorImpl>(*self.impl(), sizes, strides, offset, self.dtype()));
+  return Tensor(make_recycled<TensorImpl>(*self.impl(), sizes, strides, offset, self.dtype()));
 }
 
 // The same, recorded as the aten::as_strided step that ATen's view ops (all but view and

@@ -70,7 +70,7 @@ void bind_tensor(py::module_& m, TensorClass& tensor) {
            [](const Tensor& t) {
              const auto& storage = t.impl()->storage;
              const int64_t elements = storage->nbytes / t.element_size();
-             return Tensor(std::make_shared<TensorImpl>(storage, Dims{elements}, Dims{1}, 0, t.dtype(), true));
+             return Tensor(make_recycled<TensorImpl>(storage, Dims{elements}, Dims{1}, 0, t.dtype(), true));
            })
       .def("element_size", &Tensor::element_size)
       .def("is_floating_point", &Tensor::is_floating_point)
