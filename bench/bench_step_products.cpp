@@ -15,6 +15,8 @@
 // asks oneDNN which ISA it uses, so both sides follow the variable).
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <initializer_list>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -45,13 +47,20 @@ memory::desc matrix(int64_t rows, int64_t columns, int64_t row_stride, int64_t c
 memory::desc row_major(int64_t rows, int64_t columns) { return matrix(rows, columns, columns, 1); }
 memory::desc column_major(int64_t rows, int64_t columns) { return matrix(rows, columns, 1, rows); }
 
-// One raw oneDNN product, built once, its memory objects over the caller's buffers. With
-// `pack_weights` the right operand is reordered once into the primitive's preferred layout; with
-// `copy_left` the left operand is reordered row-major before every product.
+// How a raw product reads its operands (the layouts the file's comment lists).
+enum class Reading { AsGiven, Packed, LeftCopied };
+const char* name_of(Reading reading) {
+  return reading == Reading::AsGiven ? "as given" : reading == Reading::Packed ? "packed" : "left copied";
+}
+
+// One raw oneDNN product, built once, its memory objects over the caller's buffers. Packed: the
+// right operand is reordered once into the primitive's preferred layout; left copied: the left
+// operand is reordered row-major before every product.
 class RawProduct {
  public:
   RawProduct(memory::desc left, memory::desc right, memory::desc out, float* left_data, float* right_data,
-             float* out_data, const float* bias_data, bool pack_weights, bool copy_left) {
+             float* out_data, const float* bias_data, Reading reading) {
+    const bool pack_weights = reading == Reading::Packed, copy_left = reading == Reading::LeftCopied;
     const memory::desc bias_desc = bias_data ? row_major(1, out.dims()[1]) : memory::desc();
     const memory::desc read_left = copy_left ? row_major(left.dims()[0], left.dims()[1]) : left;
     const memory::desc read_right =
@@ -90,6 +99,20 @@ class RawProduct {
   std::unordered_map<int, memory> arguments_, copy_arguments_;
   std::vector<float> packed_, left_copy_;
 };
+
+// The raw product [left] @ [right] -> [out] read each way in `readings`, as compare's cases.
+std::vector<std::pair<std::string, std::function<void()>>> raw_readings(
+    const memory::desc& left, const memory::desc& right, const memory::desc& out, std::vector<float>& left_data,
+    std::vector<float>& right_data, std::vector<float>& out_data, const float* bias_data,
+    std::initializer_list<Reading> readings) {
+  std::vector<std::pair<std::string, std::function<void()>>> cases;
+  for (Reading reading : readings) {
+    auto product = std::make_shared<RawProduct>(left, right, out, left_data.data(), right_data.data(), out_data.data(),
+                                                bias_data, reading);
+    cases.push_back({name_of(reading), [product] { product->run(); }});
+  }
+  return cases;
+}
 
 struct Result {
   std::string product;
@@ -136,35 +159,22 @@ std::vector<Result> layer_products(int64_t batch, int64_t in, int64_t out) {
   std::vector<Result> results;
 
   // Forward: y = x @ w.t() + bias (addmm with the weight read transposed).
-  const memory::desc w_transposed = column_major(in, out);
   results.push_back(compare(
       "forward addmm(bias, x, w.t())" + shape, [&] { bench::keep(ember::addmm(bias, x, w.t())); },
-      {{"as given", [&, p = std::make_shared<RawProduct>(row_major(batch, in), w_transposed, row_major(batch, out),
-                                                         x_values.data(), w_values.data(), y.data(), bias_values.data(),
-                                                         false, false)] { p->run(); }},
-       {"packed", [&, p = std::make_shared<RawProduct>(row_major(batch, in), w_transposed, row_major(batch, out),
-                                                       x_values.data(), w_values.data(), y.data(), bias_values.data(),
-                                                       true, false)] { p->run(); }}}));
+      raw_readings(row_major(batch, in), column_major(in, out), row_major(batch, out), x_values, w_values, y,
+                   bias_values.data(), {Reading::AsGiven, Reading::Packed})));
 
   // Input gradient: dx = g @ w.
-  results.push_back(
-      compare("input gradient mm(g, w)" + shape, [&] { bench::keep(ember::mm(g, w)); },
-              {{"as given", [&, p = std::make_shared<RawProduct>(row_major(batch, out), row_major(out, in),
-                                                                 row_major(batch, in), g_values.data(), w_values.data(),
-                                                                 dx.data(), nullptr, false, false)] { p->run(); }},
-               {"packed", [&, p = std::make_shared<RawProduct>(row_major(batch, out), row_major(out, in),
-                                                               row_major(batch, in), g_values.data(), w_values.data(),
-                                                               dx.data(), nullptr, true, false)] { p->run(); }}}));
+  results.push_back(compare(
+      "input gradient mm(g, w)" + shape, [&] { bench::keep(ember::mm(g, w)); },
+      raw_readings(row_major(batch, out), row_major(out, in), row_major(batch, in), g_values, w_values, dx, nullptr,
+                   {Reading::AsGiven, Reading::Packed})));
 
   // Weight gradient: dw = g.t() @ x, as ember's formula computes it for a transposed weight.
   results.push_back(compare(
       "weight gradient mm(g.t(), x)" + shape, [&] { bench::keep(ember::mm(g.t(), x)); },
-      {{"as given", [&, p = std::make_shared<RawProduct>(column_major(out, batch), row_major(batch, in),
-                                                         row_major(out, in), g_values.data(), x_values.data(),
-                                                         dw.data(), nullptr, false, false)] { p->run(); }},
-       {"left copied", [&, p = std::make_shared<RawProduct>(column_major(out, batch), row_major(batch, in),
-                                                            row_major(out, in), g_values.data(), x_values.data(),
-                                                            dw.data(), nullptr, false, true)] { p->run(); }}}));
+      raw_readings(column_major(out, batch), row_major(batch, in), row_major(out, in), g_values, x_values, dw, nullptr,
+                   {Reading::AsGiven, Reading::LeftCopied})));
 
   // Bias gradient: db = g.sum(0).
   auto reduction = std::make_shared<dnnl::reduction>(dnnl::reduction::primitive_desc(

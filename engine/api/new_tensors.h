@@ -65,8 +65,8 @@ Tensor alias(const Tensor& t);
 // t's storage with another layout, sharing t's version counter, without autograd: what a view op
 // makes before the dispatcher records it, shown as ATen's aten::as_strided step in a profile.
 Tensor view_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset);
-// t's storage and layout with a version counter of its own (unsafe_split's pieces, which autograd
-// does not treat as views).
+// t's storage and layout with a version counter of its own: Tensor::data(), and unsafe_split's
+// pieces (which autograd does not treat as views).
 Tensor alias_with_new_version(const Tensor& t);
 // t viewed with the broadcast `sizes` (zero strides), without autograd.
 Tensor broadcast_to(const Tensor& t, const Dims& sizes);

@@ -105,9 +105,8 @@ Tensor& Tensor::detach_() {
 bool Tensor::is_leaf() const { return grad_fn() == nullptr; }
 
 Tensor Tensor::data() const {
-  const TensorImpl& impl = checked();
-  return Tensor(make_recycled<TensorImpl>(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype,
-                                          /*tracks_version=*/!impl.is_inference()));
+  checked();
+  return internal::alias_with_new_version(*this);
 }
 
 bool Tensor::_is_view() const {

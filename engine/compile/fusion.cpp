@@ -212,17 +212,15 @@ Plan plan(const capture::Graph& graph, const std::vector<int>& must_write) {
   std::vector<bool> dead(count, false);
   for (int index = count - 1; index >= 0; --index) {
     const capture::OpNode& node = graph.nodes[index];
-    const Lowering::Kind kind = lowerings[index].kind;
-    const bool pure = kind != Lowering::Kind::None && kind != Lowering::Kind::Extern && kind != Lowering::Kind::Eager;
-    dead[index] = pure && std::none_of(node.outputs.begin(), node.outputs.end(), [&](int v) { return live.count(v); });
+    dead[index] = in_kernels(lowerings[index].kind) &&
+                  std::none_of(node.outputs.begin(), node.outputs.end(), [&](int v) { return live.count(v); });
     if (!dead[index]) live.insert(node.tensor_inputs.begin(), node.tensor_inputs.end());
   }
   for (int index = 0; index < count; ++index) {
     if (dead[index]) continue;
     const capture::OpNode& node = graph.nodes[index];
     const Lowering& lowering = lowerings[index];
-    const bool fusable = lowering.kind != Lowering::Kind::None && lowering.kind != Lowering::Kind::Extern &&
-                         lowering.kind != Lowering::Kind::Eager;
+    const bool fusable = in_kernels(lowering.kind);
     const bool view_of_outside = lowering.kind == Lowering::Kind::View && !open.makes(lowering.operands[0]);
     if (fusable && !view_of_outside && node.outputs.size() == 1 && node.outputs[0] >= 0) {
       if (open.try_add(index, lowering)) continue;

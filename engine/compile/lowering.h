@@ -16,6 +16,9 @@ struct Lowering {
   // a slice): it moves no data, so running it as it is breaks nothing.
   enum class Kind { Pointwise, RowSum, RowMean, ColumnSum, ColumnMean, View, Extern, Eager, None };
   Kind kind = Kind::None;
+  // Whether the op becomes generated code: so it may be fused, and dropped when nothing reads it
+  // (the others are calls with effects or costs of their own).
+  friend bool in_kernels(Kind kind) { return kind != Kind::None && kind != Kind::Extern && kind != Kind::Eager; }
   std::string formula;        // Pointwise: "$0 * $1", "ember_sigmoid($0)", numbers written in
   std::vector<int> operands;  // the graph values it reads
   std::string why_not;        // None: why ("no lowering", "an in-place op", "float64")

@@ -2,7 +2,6 @@
 #include "tensor_impl.h"
 
 #include "memory_layout.h"
-#include "recycled_blocks.h"
 
 namespace ember {
 
