@@ -76,3 +76,12 @@ TEST_CASE("empty_cache returns cached blocks to the OS and keeps the ones in use
   empty_cache();
   CHECK(memory_reserved() == reserved + (12 << 20));
 }
+
+TEST_CASE("a tensor of the large pool starts on a page, so its 4 KiB rows are whole pages",
+          "[core][memory][allocator]") {
+  if (!kCaching) return;                     // the sanitizer build's blocks are malloc's, exact and unaligned
+  const Tensor large = empty({4096, 1024});  // 16 MiB: the large pool
+  const Tensor small = empty({64, 64});      // 16 KiB: the small pool, 64-byte aligned as PyTorch's
+  CHECK(reinterpret_cast<uintptr_t>(large.data_ptr<float>()) % 4096 == 0);
+  CHECK(reinterpret_cast<uintptr_t>(small.data_ptr<float>()) % 64 == 0);
+}
