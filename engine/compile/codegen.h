@@ -11,7 +11,8 @@
 
 namespace ember::compiler {
 
-// The element functions every generated file includes (written beside it as ember_kernel_prelude.h).
+// The element functions every generated file includes (kernel_prelude.cpp; written beside it as
+// ember_kernel_prelude.h).
 const std::string& prelude();
 
 // One kernel's function: extern "C" void <name>(const float* const* in, float* const* out,
