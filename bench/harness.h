@@ -24,9 +24,9 @@
 #include <functional>
 #include <random>
 #include <string>
-#include <unistd.h>
-
 #include <vector>
+
+#include <unistd.h>
 
 #include "profiler/machine_load.h"
 
