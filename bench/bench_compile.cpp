@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
                            flat(forward_backward(compiled_block, {x, residual}, g, wrt)),
                            flat(forward_backward(eager_block, {x, residual}, g, wrt)), 1e-3, 1e-3);
 
-  // The bandwidth: out = a + b over 3 x 16 MiB, in a loop the compiler vectorises. (The same loop
-  // over buffers from ember's allocator measured 10-15% less bandwidth here when this program had
-  // run the block first, and the same bandwidth alone: the faster buffers make the stricter measure.)
+  // The bandwidth: out = a + b over 3 x 16 MiB, in a loop the compiler vectorises. On this VM,
+  // buffers a process allocates early streamed 15-25% slower than later ones, whoever allocated
+  // them; these come after the block's tensors, the faster and so the stricter measure.
   std::vector<float> a(rows * features, 1.0f), b(rows * features, 2.0f), out(rows * features);
   // With as many threads as the block has, each adding its own part, so that the ratio at 2 threads
   // compares with 2 threads' bandwidth.
