@@ -54,16 +54,18 @@ static inline float ember_exp(float x) {
 static inline float ember_sigmoid(float x) { return 1.0f / (1.0f + ember_exp(-x)); }
 static inline float ember_relu(float x) { return x < 0.0f ? 0.0f : x; }  // NaN stays NaN
 
-// Whether `bytes` of output per thread are more than a core's L2 cache holds. Such an output leaves
-// the cache before anything reads it, so a kernel writes it with streaming stores: a plain store
-// first reads the line it writes into the cache, a streaming store writes whole lines to memory.
+// Whether `bytes` per thread are more than a core's caches keep for the next op: its L2, and at
+// least 2 MiB, since a core with a small L2 (Zen 3's 512 KiB) has a share of a large L3 behind it.
+// A larger output leaves the caches before anything reads it, so a kernel writes it with streaming
+// stores (a plain store first reads the line it writes into the cache, a streaming store writes
+// whole lines to memory), and prefetches larger inputs from memory a row ahead.
 static inline bool ember_beyond_l2(int64_t bytes) {
 #if defined(_SC_LEVEL2_CACHE_SIZE)
   static const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #else
   static const long l2 = 0;
 #endif
-  return bytes > (l2 > 0 ? l2 : 1 << 20);
+  return bytes > (l2 > (2L << 20) ? l2 : 2L << 20);
 }
 
 // Asks for the cache lines of n floats at p to come into the L2 cache, ahead of the loop that reads them.
