@@ -62,8 +62,11 @@ Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(
 
 // An alias of t's storage with t's layout and no autograd data (what detach() returns).
 Tensor alias(const Tensor& t);
-// t's storage with another layout, sharing t's version counter, without autograd: what a view op
-// makes before the dispatcher records it, shown as ATen's aten::as_strided step in a profile.
+// t's storage with another layout, sharing t's version counter, without autograd or a profiler step:
+// every alias, view and restrided operand is one of these.
+Tensor alias_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset);
+// The same, recorded as ATen's aten::as_strided step in a profile: what a view op makes before the
+// dispatcher records it.
 Tensor view_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset);
 // t's storage and layout with a version counter of its own: Tensor::data(), and unsafe_split's
 // pieces (which autograd does not treat as views).

@@ -137,8 +137,8 @@ struct NarrowCopy : FunctionalOp {
     check_narrow(self, dim, start, length);
     Dims sizes = self.sizes();
     sizes[dim] = length;
-    const Tensor part(make_recycled<TensorImpl>(*self.impl(), sizes, self.strides(),
-                                                self.storage_offset() + start * self.stride(dim), self.dtype()));
+    const Tensor part =
+        internal::alias_with_layout(self, sizes, self.strides(), self.storage_offset() + start * self.stride(dim));
     Tensor out = internal::recorded_empty_like(self, MemoryFormat::Preserve);
     out.impl()->set_layout(sizes, contiguous_strides(sizes), 0);
     kernels::on(out.device()).copy(out, part);

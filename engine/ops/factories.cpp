@@ -165,7 +165,7 @@ Tensor eye(int64_t n, int64_t m, Options options) {
   Tensor out = internal::new_empty({n, m}, options.dtype_, options.device_);
   kernels::on(out.device()).fill(out, 0);
   if (n > 0 && m > 0) {
-    Tensor diagonal(make_recycled<TensorImpl>(*out.impl(), Dims{std::min(n, m)}, Dims{m + 1}, 0, options.dtype_));
+    const Tensor diagonal = internal::alias_with_layout(out, Dims{std::min(n, m)}, Dims{m + 1}, 0);
     kernels::on(out.device()).fill(diagonal, 1);
   }
   return finish_factory(out, options);

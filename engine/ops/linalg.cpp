@@ -20,9 +20,8 @@ namespace {
 
 // A 2-D tensor seen as a batch of one.
 Tensor as_batch(const Tensor& t) {
-  return Tensor(make_recycled<TensorImpl>(*t.impl(), Dims{1, t.size(0), t.size(1)},
-                                          Dims{t.size(0) * t.size(1), t.stride(0), t.stride(1)}, t.storage_offset(),
-                                          t.dtype()));
+  return internal::alias_with_layout(t, Dims{1, t.size(0), t.size(1)},
+                                     Dims{t.size(0) * t.size(1), t.stride(0), t.stride(1)}, t.storage_offset());
 }
 
 // matrix @ vector for bfloat16 on the CPU, as PyTorch 1.13 computes its small dot and mv there
@@ -238,8 +237,7 @@ namespace {
 // test_replay.cpp).
 Tensor as_it_is_now(const Tensor& operand, const Tensor& out) {
   if (!out.defined() || !operand.is_alias_of(out)) return operand;
-  return Tensor(make_recycled<TensorImpl>(*operand.impl(), operand.sizes(), operand.strides(), operand.storage_offset(),
-                                          operand.dtype()));
+  return internal::alias(operand);
 }
 
 }  // namespace

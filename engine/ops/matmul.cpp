@@ -5,6 +5,7 @@
 // (linalg.cpp) -> AddmmBackward0 (autograd/linalg_derivatives.h).
 #include <span>
 
+#include "api/new_tensors.h"
 #include "api/ops.h"
 #include "dispatch.h"
 #include "out_arguments.h"
@@ -22,9 +23,8 @@ using autograd::SqueezeBackward3;
 struct SqueezeFresh : FunctionalOp {
   static constexpr const char* name = "aten::squeeze_";
   static Tensor compute(const Tensor& fresh, int64_t dim) {
-    Tensor out(make_recycled<TensorImpl>(*fresh.impl(), fresh.sizes(), fresh.strides(), fresh.storage_offset(),
-                                         fresh.dtype()));  // an alias, not a view
-    squeeze_in_place(out, dim);                            // ATen's squeeze_ restrides in place: no as_strided
+    Tensor out = internal::alias(fresh);  // an alias, not a view
+    squeeze_in_place(out, dim);           // ATen's squeeze_ restrides in place: no as_strided
     return out;
   }
   static SqueezeBackward3 save(const Tensor&, const Tensor& fresh, int64_t) { return {{fresh.sizes()}}; }

@@ -43,9 +43,10 @@ Tensor new_empty_like(const Tensor& t, DType dtype) {
   return new_empty_strided(t.sizes(), preserved_strides({t.sizes(), t.strides()}), dtype, t.device());
 }
 
-Tensor alias(const Tensor& t) {
-  const TensorImpl& impl = *t.impl();
-  return Tensor(make_recycled<TensorImpl>(impl, impl.sizes, impl.strides, impl.storage_offset, impl.dtype));
+Tensor alias(const Tensor& t) { return alias_with_layout(t, t.sizes(), t.strides(), t.storage_offset()); }
+
+Tensor alias_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset) {
+  return Tensor(make_recycled<TensorImpl>(*t.impl(), sizes, strides, offset, t.dtype()));
 }
 
 Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(const Tensor&)>& make) {
@@ -58,7 +59,7 @@ Tensor like(const Tensor& t, const Options& options, const std::function<Tensor(
 Tensor view_with_layout(const Tensor& t, const Dims& sizes, const Dims& strides, int64_t offset) {
   using profiler::steps::Unrecorded;
   profiler::OpEvent<profiler::steps::AsStrided> step(t, Unrecorded{}, Unrecorded{}, Unrecorded{});
-  return Tensor(make_recycled<TensorImpl>(*t.impl(), sizes, strides, offset, t.dtype()));
+  return alias_with_layout(t, sizes, strides, offset);
 }
 
 Tensor alias_with_new_version(const Tensor& t) {
@@ -72,7 +73,7 @@ Tensor broadcast_to(const Tensor& t, const Dims& sizes) {
   const int64_t lead = sizes.size() - t.dim();
   Dims strides = Dims::filled(sizes.size(), 0);
   for (int64_t d = 0; d < t.dim(); ++d) strides[lead + d] = t.size(d) == 1 && sizes[lead + d] != 1 ? 0 : t.stride(d);
-  return Tensor(make_recycled<TensorImpl>(*t.impl(), sizes, strides, t.storage_offset(), t.dtype()));
+  return alias_with_layout(t, sizes, strides, t.storage_offset());
 }
 
 Tensor converted(const Tensor& t, DType dtype) {

@@ -71,7 +71,7 @@ Rows as_rows(const Tensor& a, const std::array<bool, Dims::kMaxDims>& mask, bool
     rows.data = internal::new_empty({0}, compute, a.device());
     return rows;
   }
-  Tensor permuted(make_recycled<TensorImpl>(*a.impl(), sizes, strides, a.storage_offset(), a.dtype()));
+  const Tensor permuted = internal::alias_with_layout(a, sizes, strides, a.storage_offset());
   rows.data = internal::contiguous(internal::converted(permuted, compute));
   return rows;
 }

@@ -17,9 +17,7 @@ using namespace autograd;  // the backward nodes
 namespace {
 
 // A tensor sharing self's storage and version counter, with another layout.
-Tensor alias_with(const Tensor& self, const Dims& sizes, const Dims& strides, int64_t offset) {
-  return Tensor(make_recycled<TensorImpl>(*self.impl(), sizes, strides, offset, self.dtype()));
-}
+constexpr auto alias_with = internal::alias_with_layout;
 
 // The same, recorded as the aten::as_strided step that ATen's view ops (all but view and
 // _reshape_alias) take to make their result, so a profile nests it in the view op as PyTorch's does.
