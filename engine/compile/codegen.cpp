@@ -55,13 +55,13 @@ class Writer {
     schedule(passes);
     const std::vector<int> streamed = per_element_outputs();
     if (!read_inputs_.empty()) {
-      line(1, "// Inputs larger than a core's L2 cache come from memory: a pass asks for the next row's early.");
-      line(1, "const bool prefetch_inputs = ember_beyond_l2(rows * columns * ", read_inputs_.size() * sizeof(float),
+      line(1, "// Inputs larger than a core's caches keep come from memory: a pass asks for the next row's early.");
+      line(1, "const bool prefetch_inputs = ember_beyond_caches(rows * columns * ", read_inputs_.size() * sizeof(float),
            " / threads);");
     }
     if (!streamed.empty()) {
-      line(1, "// Outputs larger than a core's L2 cache go to memory with streaming stores (ember_stream).");
-      line(1, "const bool stream_outputs = ember_beyond_l2(rows * columns * ", streamed.size() * sizeof(float),
+      line(1, "// Outputs larger than a core's caches keep go to memory with streaming stores (ember_stream).");
+      line(1, "const bool stream_outputs = ember_beyond_caches(rows * columns * ", streamed.size() * sizeof(float),
            " / threads);");
     }
     line(1, "#pragma omp parallel num_threads(threads)");

@@ -59,7 +59,7 @@ static inline float ember_relu(float x) { return x < 0.0f ? 0.0f : x; }  // NaN 
 // A larger output leaves the caches before anything reads it, so a kernel writes it with streaming
 // stores (a plain store first reads the line it writes into the cache, a streaming store writes
 // whole lines to memory), and prefetches larger inputs from memory a row ahead.
-static inline bool ember_beyond_l2(int64_t bytes) {
+static inline bool ember_beyond_caches(int64_t bytes) {
 #if defined(_SC_LEVEL2_CACHE_SIZE)
   static const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
 #else
