@@ -178,6 +178,35 @@ TEST_CASE("each op family the compiler fuses agrees with eager within its stated
   }
 }
 
+// The prelude's exp at the ends of float's range, where its clamps act, against exp in double:
+// 0 and subnormals below, inf above, NaN kept. Each row shifts the 24 values by 8 columns, so that
+// each goes through the vector loop's first 16 columns and through its remainder.
+TEST_CASE("compiled exp and sigmoid give 0, subnormals, inf and NaN where exp in double does", "[compile]") {
+  const std::vector<float> values = {-INFINITY, -1e30f, -200, -104.5f, -103.9f, -100,  -88,      -87.3f,
+                                     -20,       0,      1,    20,      88,      88.7f, 88.8f,    89.5f,
+                                     150,       176,    177,  200,     1e30f,   1e38f, INFINITY, NAN};
+  const int64_t columns = static_cast<int64_t>(values.size());
+  std::vector<float> rows;
+  for (int64_t row = 0; row < 3; ++row)
+    for (int64_t c = 0; c < columns; ++c) rows.push_back(values[(c + 8 * row) % columns]);
+  const Tensor x = from_vector(rows, {3, columns});
+  auto exact = [&](auto function) {
+    std::vector<float> out;
+    for (float v : rows) out.push_back(static_cast<float>(function(static_cast<double>(v))));
+    return from_vector(out, {3, columns});
+  };
+  CompiledFunction compiled_exp([](const std::vector<Tensor>& in) { return std::vector<Tensor>{exp(in[0])}; });
+  CompiledFunction compiled_sigmoid([](const std::vector<Tensor>& in) { return std::vector<Tensor>{sigmoid(in[0])}; });
+  compiled_exp({x});  // the capture and the build
+  compiled_sigmoid({x});
+  CHECK(max_ulps(compiled_exp({x})[0], exact([](double v) { return std::exp(v); })) <= 1);
+  // sigmoid is 1 / (1 + exp(-x)) in float, as PyTorch's is: below -88.7 exp(-x) is inf and sigmoid 0.
+  CHECK(max_ulps(compiled_sigmoid({x})[0],
+                 exact([](double v) { return 1.0f / (1.0f + static_cast<float>(std::exp(-v))); })) <= 1);
+  CHECK(compiled_exp.stats().kernels == 1);
+  CHECK(compiled_sigmoid.stats().kernels == 1);
+}
+
 // Random chains of the fused families on random shapes, forward and backward: every result within
 // 64 ULPs of its scale (the bound a chain of a few reductions keeps; the worst seen is printed).
 TEST_CASE("random chains of fused ops give eager's values and gradients (a differential test)", "[compile]") {
