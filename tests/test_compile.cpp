@@ -388,6 +388,13 @@ TEST_CASE("the profiler shows one event per kernel, named for the ops it fused, 
     if (event.name == kernel) CHECK(event.bytes_read == (2 * 8 * 32 + 3 * 32) * 4);
 }
 
+// bench_compile and the compile demo set this figure beside the time the block's bytes take; were
+// the kernels' events renamed, it would read 0 and call every core memory-bound.
+TEST_CASE("the compiled block's arithmetic alone is measured from its kernels' profiler events", "[compile]") {
+  const exercises::compiled_block::Block block(32);
+  CHECK(exercises::compiled_block::arithmetic_seconds(block, 4096, 32) > 0);
+}
+
 TEST_CASE("the dispatch trace names the compiled kernel where its ops would have been", "[compile][trace]") {
   CompiledFunction compiled([](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * 2.0 + 1.0}; });
   const Tensor x = randn({3, 5});
