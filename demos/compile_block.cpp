@@ -89,20 +89,25 @@ int main(int argc, char** argv) {
           autograd::grad(compiled({x, residual}), wrt, {g});
         },
         peaks);
-    std::printf("Compiled is %.1fx faster: the memory-bound ops became kernels that pass over memory once, %.0f MB "
-                "a step instead of %.0f.\n",
-                eager.milliseconds / fused.milliseconds, fused.megabytes, eager.megabytes);
-    // The roofline counts no FLOPs for point-wise work, so it calls every kernel memory-bound; the
-    // kernels' time without memory says whether one core's arithmetic keeps up with its bytes.
-    const double bytes_ms =
-        1e3 * static_cast<double>(exercises::compiled_block::bytes_streamed(kRows, kFeatures)) / peaks.bytes_per_second;
-    const double arithmetic_ms = 1e3 * exercises::compiled_block::arithmetic_seconds(block, kRows, kFeatures);
-    std::printf("A compiled step's bytes take %.1f ms at the memory's %.0f GB/s, its arithmetic alone %.1f ms (the "
-                "same kernels on [32, %lld] slices, which stay in the cache). On this core %s.\n",
-                bytes_ms, peaks.bytes_per_second / 1e9, arithmetic_ms, static_cast<long long>(kFeatures),
-                arithmetic_ms > bytes_ms
-                    ? "the arithmetic is the bound: the roofline's verdict counts no FLOPs for point-wise work"
-                    : "memory is the bound, as the roofline says");
+    if (compiled.stats().eager_runs > 0) {  // no compiler: it warned, and the block ran eagerly
+      std::printf("No kernel was built, so the compiled block ran eagerly (%.1f ms against %.1f).\n",
+                  fused.milliseconds, eager.milliseconds);
+    } else {
+      std::printf("Compiled is %.1fx faster: the memory-bound ops became kernels that pass over memory once, %.0f "
+                  "MB a step instead of %.0f.\n",
+                  eager.milliseconds / fused.milliseconds, fused.megabytes, eager.megabytes);
+      // The roofline counts no FLOPs for point-wise work, so it calls every kernel memory-bound; the
+      // kernels' time without memory says whether one core's arithmetic keeps up with its bytes.
+      const double bytes_ms = 1e3 * static_cast<double>(exercises::compiled_block::bytes_streamed(kRows, kFeatures)) /
+                              peaks.bytes_per_second;
+      const double arithmetic_ms = 1e3 * exercises::compiled_block::arithmetic_seconds(block, kRows, kFeatures);
+      std::printf("A compiled step's bytes take %.1f ms at the memory's %.0f GB/s, its arithmetic alone %.1f ms (the "
+                  "same kernels on [32, %lld] slices, which stay in the cache). On this core %s.\n",
+                  bytes_ms, peaks.bytes_per_second / 1e9, arithmetic_ms, static_cast<long long>(kFeatures),
+                  arithmetic_ms > bytes_ms
+                      ? "the arithmetic is the bound: the roofline's verdict counts no FLOPs for point-wise work"
+                      : "memory is the bound, as the roofline says");
+    }
 
     std::ofstream(folder + "/graph.txt") << compiled.graph_text();
     std::ofstream(folder + "/plan.txt") << compiled.plan_text();

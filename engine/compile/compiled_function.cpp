@@ -141,6 +141,12 @@ std::vector<Tensor> CompiledFunction::operator()(const std::vector<Tensor>& inpu
   for (const auto& entry : entries_) {
     reason = compiler::check(entry->guards, now, inputs, constants);
     if (reason.empty()) {
+      if (!entry->program.plan.kernels.empty() && !entry->program.library) {
+        // The build failed (it warned): the function itself runs, as Dynamo falls back to the
+        // frame, and not the captured ops, whose decompositions (layer_norm's) are slower.
+        ++stats_.eager_runs;
+        return function_(inputs);
+      }
       auto region = profiler::record_function("Torch-Compiled Region");
       return compiler::run(entry->program, inputs);
     }

@@ -1,7 +1,7 @@
 """torch.compile from Python (python/ember/_compile.py over engine/compile/): the demo block,
 written as a Python module, generates the same source as tests/test_compile.cpp's golden files
 (Python and C++ are two doors to one compiler); outputs and gradients agree with eager; graph
-breaks, recompiles, torch._dynamo.explain, the decorator form."""
+breaks, recompiles, torch._dynamo.explain, the decorator form, a missing compiler."""
 import os
 
 import pytest
@@ -105,6 +105,24 @@ def test_a_compiled_module_returns_what_forward_returns_and_guards_training():
     assert stats["recompiles"] == 1
     assert "training mismatch" in stats["recompile_reasons"][0]
     assert compiled._orig_mod is model and compiled.linear is model.linear
+
+
+def test_a_missing_compiler_warns_once_and_runs_the_function_itself(tmp_path, monkeypatch):
+    # As Dynamo falls back to the frame: layer_norm runs whole, not as the captured decomposition.
+    monkeypatch.setenv("EMBER_CXX", "/nonexistent/python-test/c++")
+    monkeypatch.setenv("EMBER_COMPILE_CACHE", str(tmp_path))
+
+    @torch.compile
+    def f(x):
+        return F.layer_norm(x * torch.sigmoid(x), (4,))
+
+    x = torch.randn(3, 4, requires_grad=True)
+    with pytest.warns(UserWarning, match="the compiled function runs eagerly instead"):
+        f(x)
+    y = f(x)
+    assert torch.allclose(y, F.layer_norm(x * torch.sigmoid(x), (4,)))
+    assert y.grad_fn.name() == "NativeLayerNormBackward0"
+    assert f._ember_compiled._compiled.stats["eager_runs"] == 1
 
 
 def test_a_call_with_a_non_tensor_argument_runs_eagerly():
